@@ -1,0 +1,64 @@
+"""learntorch: a compact tensor and autograd engine whose API is PyTorch's.
+
+``import learntorch as torch`` and write PyTorch.  Read the code: each op is a
+``Function`` with a forward and a backward you can read in one screen
+(``learntorch/ops``), the backward engine is one generator
+(``learntorch/autograd/engine.py``), and kernels live in ``learntorch/backends``.
+"""
+from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
+                      float64, get_default_dtype, set_default_dtype, promote_types)
+from ._dtypes import float16 as half, float32 as float, float64 as double, int64 as long
+from ._dtypes import int32 as int, int16 as short
+from ._device import device
+from ._size import Size
+from ._tensor import Tensor
+from .factories import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, zeros_like,
+                        ones_like, empty_like, full_like, arange, linspace, logspace, eye, rand,
+                        randn, randint, randperm, rand_like, randn_like, randint_like, bernoulli,
+                        multinomial, normal)
+from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .autograd.grad_mode import inference_mode
+from . import autograd, backends, cuda
+from .ops.arithmetic import (add, sub, subtract, mul, multiply, div, divide, true_divide,
+                             floor_divide, remainder, pow, rsub)
+from .ops.unary import (neg, negative, exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, abs,
+                        absolute, sign, floor, ceil, trunc, round, square, log2, log10,
+                        reciprocal)
+from .ops.special import erf
+from .ops.activations import tanh, sigmoid, relu, gelu, silu, softplus, clamp, clip
+from .ops.comparison import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal,
+                             not_equal, logical_and, logical_or, logical_xor, logical_not,
+                             bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf,
+                             isfinite, isclose, allclose, equal, maximum, minimum, where)
+from .ops.reductions import (sum, mean, prod, amax, amin, max, min, argmax, argmin, var, std,
+                             var_mean, std_mean, logsumexp, norm, all, any, cumsum,
+                             count_nonzero)
+from .ops.softmax import softmax, log_softmax
+from .ops.linalg import matmul, mm, bmm, dot, outer, ger, einsum
+from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
+                        flatten, unflatten, broadcast_to, narrow, clone, flip, movedim)
+from .ops.joining import cat, concat, concatenate, stack, split, chunk, unbind, hstack, vstack
+from .ops.indexing import (select, gather, scatter, scatter_add, index_select, index_add,
+                           index_put, masked_fill, masked_select, nonzero, take_along_dim)
+from .ops.broadcast import broadcast_shapes
+from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
+
+bool_ = bool
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def expand_copy(input, size):
+    return input.expand(size).clone()

@@ -1,0 +1,151 @@
+"""Data types and torch's type-promotion rules.
+
+A ``dtype`` is a small immutable object (``learntorch.float32`` ...) that knows
+its numpy counterpart.  Promotion follows torch, not numpy:
+
+* categories rank ``bool < integer < floating``;
+* the result takes the highest category among all operands;
+* inside that category, tensors with at least one dimension decide first,
+  then zero-dimensional tensors, then Python scalars (which only contribute
+  their category: ``int64_tensor * 2.5`` is float32, the default float).
+"""
+import numpy as np
+
+
+class dtype:
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank")
+
+    def __init__(self, name, np_dtype, is_floating_point, is_signed, rank):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = is_floating_point
+        self.is_signed = is_signed
+        self.itemsize = self.np.itemsize
+        self._rank = rank  # order used to pick the wider type inside a category
+
+    @property
+    def is_complex(self):
+        return False
+
+    def __repr__(self):
+        return f"learntorch.{self.name}"
+
+    def __reduce__(self):  # pickling by name keeps a dtype a singleton
+        return (_by_name, (self.name,))
+
+
+bool_ = dtype("bool", np.bool_, False, False, 0)
+uint8 = dtype("uint8", np.uint8, False, False, 1)
+int8 = dtype("int8", np.int8, False, True, 2)
+int16 = dtype("int16", np.int16, False, True, 3)
+int32 = dtype("int32", np.int32, False, True, 4)
+int64 = dtype("int64", np.int64, False, True, 5)
+float16 = dtype("float16", np.float16, True, True, 6)
+float32 = dtype("float32", np.float32, True, True, 7)
+float64 = dtype("float64", np.float64, True, True, 8)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_NUMPY_TO_DTYPE = {d.np: d for d in ALL_DTYPES}
+_NAMES = {d.name: d for d in ALL_DTYPES}
+_NAMES.update({"half": float16, "float": float32, "double": float64, "long": int64,
+               "int": int32, "short": int16})
+
+
+def _by_name(name):
+    return _NAMES[name]
+
+
+_default_float = float32
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python floats (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d):
+    global _default_float
+    d = to_dtype(d)
+    if d not in (float16, float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def from_numpy_dtype(np_dtype):
+    try:
+        return _NUMPY_TO_DTYPE[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"numpy dtype {np.dtype(np_dtype)} has no learntorch equivalent; supported: "
+            + ", ".join(d.name for d in ALL_DTYPES)) from None
+
+
+def to_dtype(d):
+    """Accept a learntorch dtype, a numpy dtype, a Python type or a name."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return _default_float
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    if isinstance(d, str) and d in _NAMES:
+        return _NAMES[d]
+    return from_numpy_dtype(d)
+
+
+def _category(d):
+    if d is bool_:
+        return 0
+    return 2 if d.is_floating_point else 1
+
+
+def scalar_dtype(value):
+    """The dtype a Python scalar gets when it becomes a tensor on its own."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, (float, np.floating)):
+        return _default_float
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def promote_types(a, b):
+    """Result dtype of two dtypes, as torch.promote_types."""
+    a, b = to_dtype(a), to_dtype(b)
+    if a is b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 1 and {a, b} == {uint8, int8}:
+        return int16
+    return a if a._rank > b._rank else b
+
+
+def result_type(*operands):
+    """Result dtype of an operation on tensors and Python scalars (torch's rules)."""
+    dims = zero = scalars = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype):
+            if x.ndim > 0:
+                dims = d if dims is None else promote_types(dims, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        else:
+            s = scalar_dtype(x)
+            scalars = s if scalars is None else promote_types(scalars, s)
+    # walk the priority tiers: a lower tier only wins by a higher category
+    result = None
+    for tier in (dims, zero, scalars):
+        if tier is None:
+            continue
+        if result is None:
+            result = tier
+        elif _category(tier) > _category(result):
+            result = tier if tier is not scalars else (
+                _default_float if _category(tier) == 2 else int64)
+    return result

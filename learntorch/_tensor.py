@@ -1,0 +1,388 @@
+"""``Tensor``: an n-dimensional array that can remember how it was made.
+
+Storage, shape and strides are those of a numpy array (``_data``): views
+(``view``, ``transpose``, slicing, ``expand``) are numpy views of the same
+memory, so ``x.stride()``, ``x.storage_offset()`` and ``x.is_contiguous()`` are
+read straight off it.  Views share one *version counter* with their base: every
+in-place change bumps it, which is how backward notices that a tensor it saved
+was overwritten.
+
+Autograd state: ``requires_grad``, ``grad``, ``grad_fn`` (the ``BackwardNode``
+that produced this tensor, None for leaves) and ``is_leaf``.
+
+The methods below are thin: each forwards to a function in ``learntorch.ops``,
+where the differentiable ``Function`` with its forward and backward lives.
+"""
+import numpy as np
+
+from . import _dtypes
+from ._device import CPU, to_device
+from .autograd import grad_mode
+from .autograd.function import AccumulateGrad, RemovableHandle, _add_prehook
+
+_NUMPY_TO_DTYPE = _dtypes._NUMPY_TO_DTYPE
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+class Tensor:
+    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
+                 "_version_counter", "_base", "_accumulate_node", "_hooks", "_retains_grad",
+                 "__weakref__", "__dict__")
+
+    # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
+    __array_ufunc__ = None
+
+    def __init__(self, *args, **kwargs):
+        # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor, always float32
+        from . import factories
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            made = factories.tensor(args[0], dtype=_dtypes.get_default_dtype())
+        else:
+            made = factories.empty(*args, **kwargs)
+        _init_from_array(self, made._data)
+
+    @classmethod
+    def _wrap(cls, array, requires_grad=False):
+        """A new tensor around ``array`` (no copy): the fast path every op uses."""
+        t = object.__new__(cls)
+        _init_from_array(t, array)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def _view_of(self, array):
+        """A tensor over ``array``, which is a numpy view of this tensor's memory."""
+        t = object.__new__(Tensor)
+        _init_from_array(t, array)
+        t._version_counter = self._version_counter
+        t._base = self if self._base is None else self._base
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        from ._size import Size
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self._data.shape[self._wrap_dim(dim)]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    def stride(self, dim=None):
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        """Elements between the start of the storage and this tensor's first element."""
+        root = self._data if self._data.base is None else _root_array(self._data)
+        start = self._data.__array_interface__["data"][0]
+        base = root.__array_interface__["data"][0]
+        return (start - base) // self._data.itemsize
+
+    def untyped_storage(self):
+        """The whole underlying 1-D storage (a read-only numpy view) shared by all views."""
+        root = _root_array(self._data)
+        flat = np.lib.stride_tricks.as_strided(root, shape=(root.size,), strides=(root.itemsize,),
+                                               writeable=False) if root.ndim else root.reshape(1)
+        return flat
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._data.flags["C_CONTIGUOUS"])
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def _type_name(self):
+        prefix = "torch.cuda." if self.is_cuda else "torch."
+        return prefix + _TYPE_NAMES[self._dtype.name]
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return self._type_name()
+        return self.to(dtype)
+
+    def _wrap_dim(self, dim, ndim=None):
+        ndim = self._data.ndim if ndim is None else ndim
+        lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+        if not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if dim < lo or dim > hi:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+                f" for a tensor of shape {list(self._data.shape)}")
+        return dim + ndim if dim < 0 else (0 if ndim == 0 else dim)
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                f"only Tensors of floating point and complex dtype can require gradients, but this "
+                f"tensor has dtype {self._dtype}. Convert it first, e.g. x.float().requires_grad_()")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
+                                   f"{list(value.shape)}, tensor shape {list(self.shape)}")
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def _edge(self):
+        """(node, output index) that gradients for this tensor flow into."""
+        if self._grad_fn is not None:
+            return (self._grad_fn, self._output_nr)
+        node = self._accumulate_node
+        if node is None:
+            node = self._accumulate_node = AccumulateGrad(self)
+        return (node, 0)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute d(self)/d(leaf) for every leaf that requires grad, into ``leaf.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient for this tensor is computed; may return a new grad."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return _add_prehook(self._grad_fn, self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return RemovableHandle(self._hooks, hook)
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor too (leaves always get it)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+
+        def store(grad, tensor=self):
+            if tensor._grad is None:
+                tensor._grad = grad if grad_mode.is_grad_enabled() else grad.detach().clone()
+            else:
+                tensor._grad = tensor._grad + grad
+        _add_prehook(self._grad_fn, self._output_nr, store)
+
+    def detach(self):
+        """The same data, cut from the graph (shares memory and version counter)."""
+        t = self._view_of(self._data)
+        t._base = self._base
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._dtype = value._dtype
+
+    # ------------------------------------------------------------------ conversions
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar; "
+                f"item() needs exactly one element (shape {list(self.shape)})")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._data
+        return self._data.astype(dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous (shape "
+                f"{list(self.shape)}); use .any() or .all()")
+        return bool(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_repr import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment")
+        t = Tensor._wrap(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            t._grad = Tensor._wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+    def __reduce_ex__(self, protocol):
+        # plain pickling (used by DataLoader workers) carries data, not the graph
+        return (_rebuild, (self._data, self._requires_grad))
+
+
+def _rebuild(array, requires_grad):
+    return Tensor._wrap(array, requires_grad)
+
+
+def _init_from_array(t, array):
+    t._data = array
+    try:
+        t._dtype = _NUMPY_TO_DTYPE[array.dtype]
+    except KeyError:
+        t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
+    t._device = CPU
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._version_counter = [0]
+    t._base = None
+    t._accumulate_node = None
+    t._hooks = None
+    t._retains_grad = False
+
+
+def _root_array(a):
+    while a.base is not None and isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+from . import _tensor_methods  # noqa: E402,F401  (attaches the operator methods)

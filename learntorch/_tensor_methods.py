@@ -1,0 +1,272 @@
+"""Attach the operations as ``Tensor`` methods and Python operators.
+
+Every method is the function of the same name in ``learntorch.ops`` (so
+``x.exp()`` is ``learntorch.exp(x)``), plus the in-place ``op_`` variants,
+which all go through one rule (``ops._inplace.apply_inplace``).
+"""
+import numpy as np
+
+from . import _dtypes
+from ._device import to_device
+from ._tensor import Tensor
+from .ops import (activations, arithmetic, comparison, indexing, joining, linalg, reductions,
+                  shape, softmax, unary)
+from .ops._inplace import apply_inplace
+
+# ---------------------------------------------------------------- plain methods
+_METHODS = {
+    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder pow",
+    unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
+           "trunc round square log2 log10 reciprocal",
+    activations: "tanh sigmoid relu clamp clip",
+    comparison: "eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and "
+                "logical_or logical_xor logical_not bitwise_not isnan isinf isfinite isclose "
+                "allclose equal maximum minimum",
+    reductions: "sum mean prod amax amin max min argmax argmin var std logsumexp norm all any "
+                "cumsum count_nonzero",
+    softmax: "softmax log_softmax",
+    linalg: "matmul mm bmm dot outer",
+    shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
+           "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim",
+    joining: "split chunk unbind",
+    indexing: "select gather scatter scatter_add index_select index_add index_put masked_fill "
+              "masked_select nonzero take_along_dim",
+}
+for _module, _names in _METHODS.items():
+    for _name in _names.split():
+        setattr(Tensor, _name, getattr(_module, _name))
+
+
+def _where(self, condition, other):
+    return comparison.where(condition, self, other)
+
+
+Tensor.where = _where
+Tensor.view_as = lambda self, other: shape.view(self, other.shape)
+Tensor.reshape_as = lambda self, other: shape.reshape(self, other.shape)
+Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))
+Tensor.mT = property(lambda self: _mT(self))
+Tensor.H = Tensor.T
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.ndim}-D tensor.")
+    return shape.transpose(self, -2, -1)
+
+
+# ---------------------------------------------------------------- operators
+def _reflected(fn):
+    return lambda self, other: fn(arithmetic.as_operand(other), self)
+
+
+Tensor.__add__ = lambda self, other: arithmetic.Add.apply(self, arithmetic.as_operand(other))
+Tensor.__radd__ = Tensor.__add__
+Tensor.__sub__ = lambda self, other: arithmetic.Sub.apply(self, arithmetic.as_operand(other))
+Tensor.__rsub__ = lambda self, other: arithmetic.Sub.apply(arithmetic.as_operand(other), self)
+Tensor.__mul__ = lambda self, other: arithmetic.Mul.apply(self, arithmetic.as_operand(other))
+Tensor.__rmul__ = Tensor.__mul__
+Tensor.__truediv__ = lambda self, other: arithmetic.Div.apply(self, arithmetic.as_operand(other))
+Tensor.__rtruediv__ = lambda self, other: arithmetic.Div.apply(arithmetic.as_operand(other), self)
+Tensor.__floordiv__ = arithmetic.floor_divide
+Tensor.__rfloordiv__ = _reflected(arithmetic.FloorDivide.apply)
+Tensor.__mod__ = arithmetic.remainder
+Tensor.__rmod__ = _reflected(arithmetic.Remainder.apply)
+Tensor.__pow__ = lambda self, other: arithmetic.Pow.apply(self, arithmetic.as_operand(other))
+Tensor.__rpow__ = _reflected(arithmetic.Pow.apply)
+Tensor.__matmul__ = linalg.matmul
+Tensor.__rmatmul__ = lambda self, other: linalg.matmul(arithmetic.as_operand(other), self)
+Tensor.__neg__ = unary.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = unary.abs
+Tensor.__eq__ = comparison.eq
+Tensor.__ne__ = comparison.ne
+Tensor.__lt__ = comparison.lt
+Tensor.__le__ = comparison.le
+Tensor.__gt__ = comparison.gt
+Tensor.__ge__ = comparison.ge
+Tensor.__and__ = lambda self, other: _bitwise_or_logical(self, other, "and")
+Tensor.__or__ = lambda self, other: _bitwise_or_logical(self, other, "or")
+Tensor.__xor__ = lambda self, other: _bitwise_or_logical(self, other, "xor")
+Tensor.__rand__, Tensor.__ror__, Tensor.__rxor__ = Tensor.__and__, Tensor.__or__, Tensor.__xor__
+Tensor.__invert__ = comparison.bitwise_not
+Tensor.__getitem__ = indexing.getitem
+Tensor.__setitem__ = indexing.setitem
+
+
+def _bitwise_or_logical(a, b, op):
+    return getattr(comparison, "bitwise_" + op)(a, b)
+
+
+# ---------------------------------------------------------------- in-place variants
+def _inplace_of(fn, name):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, lambda src: fn(src, *args, **kwargs), others=args)
+    method.__name__ = name
+    method.__doc__ = f"In-place version of :meth:`{name[:-1]}`."
+    return method
+
+
+for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
+              "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu masked_fill "
+              "index_add scatter scatter_add index_put square reciprocal").split():
+    setattr(Tensor, _name + "_", _inplace_of(getattr(Tensor, _name), _name + "_"))
+
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ipow__ = Tensor.pow_
+
+
+def zero_(self):
+    """Fill with zeros, in place."""
+    return apply_inplace(self, lambda src: src * 0, fast=lambda: self._data.fill(0))
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a number or a 0-d tensor), in place."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return apply_inplace(self, lambda src: src * 0 + value.to(self.dtype), others=(value,))
+    return apply_inplace(self, lambda src: src * 0 + value, fast=lambda: self._data.fill(value))
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    from .ops.broadcast import is_expandable_to
+    if not is_expandable_to(tuple(src.shape), tuple(self.shape)):
+        raise RuntimeError(f"The size of tensor a ({list(self.shape)}) must match the size of "
+                           f"tensor b ({list(src.shape)}): copy_ broadcasts src to the "
+                           "destination's shape")
+
+    def fast():
+        try:
+            np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
+        except ValueError:
+            from .ops._inplace import _store
+            _store(self, src.expand(self.shape))
+    return apply_inplace(self, lambda s: s * 0 + src.expand(self.shape).to(self.dtype),
+                         fast=fast, others=(src,))
+
+
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    from . import random
+    return _fill_random(self, random._generator(generator).uniform(a, b, self.shape))
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    from . import random
+    return _fill_random(self, random._generator(generator).normal(mean, std, self.shape))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    from . import random
+    return _fill_random(self, random._generator(generator).random(self.shape) < p)
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    from . import random
+    return _fill_random(self, random._generator(generator).exponential(1.0 / lambd, self.shape))
+
+
+def random_(self, from_=0, to=None, *, generator=None):
+    from . import random
+    hi = to if to is not None else 2 ** 24
+    return _fill_random(self, random._generator(generator).integers(from_, hi, self.shape))
+
+
+def _fill_random(self, values):
+    from .ops._inplace import check_inplace_allowed
+    check_inplace_allowed(self)
+    self._data[...] = values
+    self._version_counter[0] += 1
+    return self
+
+
+for _fn in (zero_, fill_, copy_, uniform_, normal_, bernoulli_, exponential_, random_):
+    setattr(Tensor, _fn.__name__, _fn)
+
+
+# ---------------------------------------------------------------- conversions
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, _dtypes.dtype) or a in (float, int, bool):
+            dtype = a
+        elif isinstance(a, bool):
+            copy = a
+        elif a is not None:
+            device = a
+    return (_dtypes.to_dtype(dtype) if dtype is not None else None,
+            to_device(device) if device is not None else None, copy)
+
+
+def to(self, *args, **kwargs):
+    """Convert dtype and/or device: ``x.to(torch.float64)``, ``x.to('cpu')``, ``x.to(other)``."""
+    dtype, device, copy = _parse_to(args, kwargs)
+    out = self
+    if device is not None and device != self.device:
+        from . import cuda
+        out = cuda._move(out, device)
+    if dtype is not None and dtype is not out.dtype:
+        out = shape.to_dtype(out, dtype)
+    if copy and out is self:
+        out = shape.clone(self)
+    return out
+
+
+Tensor.to = to
+Tensor.float = lambda self: to(self, _dtypes.float32)
+Tensor.double = lambda self: to(self, _dtypes.float64)
+Tensor.half = lambda self: to(self, _dtypes.float16)
+Tensor.long = lambda self: to(self, _dtypes.int64)
+Tensor.int = lambda self: to(self, _dtypes.int32)
+Tensor.short = lambda self: to(self, _dtypes.int16)
+Tensor.bool = lambda self: to(self, _dtypes.bool_)
+Tensor.byte = lambda self: to(self, _dtypes.uint8)
+Tensor.cpu = lambda self: to(self, "cpu")
+Tensor.cuda = lambda self, device=None: to(self, "cuda" if device is None else device)
+Tensor.type_as = lambda self, other: to(self, other.dtype)
+
+
+# ---------------------------------------------------------------- new_* factories
+def _new(fill):
+    def new(self, size, *, dtype=None, device=None, requires_grad=False):
+        from . import factories
+        size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        return fill(factories, size, dtype or self.dtype, requires_grad)
+    return new
+
+
+Tensor.new_zeros = _new(lambda f, size, dt, rg: f.zeros(size, dtype=dt, requires_grad=rg))
+Tensor.new_ones = _new(lambda f, size, dt, rg: f.ones(size, dtype=dt, requires_grad=rg))
+Tensor.new_empty = _new(lambda f, size, dt, rg: f.empty(size, dtype=dt, requires_grad=rg))
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    from . import factories
+    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    return factories.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    from . import factories
+    return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+Tensor.new_full = new_full
+Tensor.new_tensor = new_tensor

@@ -1,0 +1,105 @@
+"""``learntorch.autograd``: the tape, the backward engine and gradient checks.
+
+Public names follow ``torch.autograd``: ``Function``, ``backward``, ``grad``,
+``gradcheck``, ``no_grad``/``enable_grad``/``set_grad_enabled``.  The graph
+introspection used by widgets and chapters is in ``learntorch.autograd.graph``
+(``walk``, ``backward_steps``).
+"""
+from .function import Function, BackwardNode, AccumulateGrad
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
+from .engine import backward_steps, BackwardStep
+from .gradcheck import gradcheck, gradgradcheck
+from . import graph
+
+__all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "backward_steps", "BackwardStep", "graph"]
+
+
+def _as_tuple(x):
+    from .._tensor import Tensor
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grad_outputs):
+    """Default output gradients: ones for scalar outputs, an error otherwise (as torch)."""
+    from .._tensor import Tensor
+    from ..factories import ones_like
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn: it "
+                "was not computed from a tensor with requires_grad=True (or it was computed "
+                "under no_grad). Set requires_grad=True on the inputs you want gradients for.")
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs; this output has "
+                    f"shape {list(out.shape)}. Call .sum() or .mean() first, or pass "
+                    f"gradient=<tensor of shape {list(out.shape)}> to backward().")
+            g = ones_like(out)
+        else:
+            if not isinstance(g, Tensor):
+                from ..factories import tensor
+                g = tensor(g, dtype=out.dtype)
+            if g.shape != out.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
+                    f"output[{i}] has a shape of {list(out.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into ``.grad`` of every leaf (or of ``inputs``)."""
+    from .engine import run_backward
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors)
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(tensors, grads, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}, shape "
+                               f"{list(t.shape)}) does not require grad")
+    grads = _make_grads(outputs, grad_outputs)
+    steps = backward_steps(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    try:
+        while True:
+            next(steps)
+    except StopIteration as stop:
+        result = stop.value
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, g in enumerate(result):
+        if g is None:
+            if materialize_grads:
+                from ..factories import zeros_like
+                result[i] = zeros_like(inputs[i])
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}, shape "
+                    f"{list(inputs[i].shape)}) appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            result[i] = g.detach()
+    return tuple(result)

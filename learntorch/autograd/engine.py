@@ -1,0 +1,257 @@
+"""The backward engine: walk the recorded graph from the output to the leaves.
+
+``backward_steps`` is the whole algorithm, written as a generator that yields
+one ``BackwardStep`` per node, so a widget can run the engine's own backward
+one node at a time.  ``Tensor.backward`` and ``autograd.grad`` simply run it
+to the end.  The algorithm:
+
+1. find every node reachable from the roots and count, for each node, how
+   many edges point into it (iteratively: a 100,000-op chain has no
+   recursion limit);
+2. seed the roots with their output gradients;
+3. repeatedly take a node whose gradients are all in (its count reached 0;
+   the most recently created one first, as torch does), call its backward,
+   **sum each returned gradient back to its input's shape** (broadcasting's
+   backward, ``ops.broadcast.sum_to_shape``), and add it into the buffer of
+   the node it flows to;
+4. at a leaf's ``AccumulateGrad`` node, add the gradient into ``leaf.grad``.
+"""
+import heapq
+
+from . import grad_mode
+from .function import AccumulateGrad
+from ..ops.broadcast import sum_to_shape, is_expandable_to
+
+
+class BackwardStep:
+    """What happened at one node: the chain rule, made visible.
+
+    * ``node`` -- the grad_fn (or AccumulateGrad) that ran;
+    * ``grad_outputs`` -- gradients that arrived, one per output of the node;
+    * ``grad_inputs`` -- what its backward returned, one per input (None = no gradient);
+    * ``reduced`` -- the same after summing over broadcast dimensions (what was sent on);
+    * ``leaf``/``leaf_grad`` -- for AccumulateGrad, the leaf and its ``.grad`` afterwards.
+    """
+
+    __slots__ = ("index", "node", "grad_outputs", "grad_inputs", "reduced", "leaf", "leaf_grad")
+
+    def __init__(self, index, node, grad_outputs, grad_inputs, reduced, leaf=None, leaf_grad=None):
+        self.index, self.node = index, node
+        self.grad_outputs, self.grad_inputs, self.reduced = grad_outputs, grad_inputs, reduced
+        self.leaf, self.leaf_grad = leaf, leaf_grad
+
+    @property
+    def broadcast_reduced(self):
+        """Indices of inputs whose gradient was summed over broadcast dimensions."""
+        return tuple(i for i, (g, r) in enumerate(zip(self.grad_inputs, self.reduced))
+                     if g is not None and r is not None and g.shape != r.shape)
+
+    def __repr__(self):
+        return f"BackwardStep({self.index}, {self.node.name()})"
+
+
+def _collect(roots):
+    """Every node reachable from ``roots`` and how many edges enter each (iterative DFS)."""
+    dependencies = {}
+    seen = set()
+    stack = [n for n in roots if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            dependencies[nxt] = dependencies.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen, dependencies
+
+
+def _needed(nodes, targets):
+    """Nodes from which some target node can be reached (only they must run for grad())."""
+    parents = {}
+    for n in nodes:
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                parents.setdefault(nxt, []).append(n)
+    needed = set(targets)
+    stack = list(targets)
+    while stack:
+        n = stack.pop()
+        for p in parents.get(n, ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
+
+
+def _zeros_for(meta):
+    from .. import factories
+    shape, dtype = meta
+    return factories.zeros(shape, dtype=dtype)
+
+
+def _accumulate(buffer, node, slot, size, grad):
+    grads = buffer.get(node)
+    if grads is None:
+        grads = buffer[node] = [None] * size
+    old = grads[slot]
+    grads[slot] = grad if old is None else old + grad
+
+
+def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
+                   accumulate=True):
+    """Run backward from ``roots`` (tensors) one node at a time, yielding a BackwardStep each.
+
+    ``inputs``: when given, only gradients for these tensors are computed.
+    ``accumulate=False`` (autograd.grad): leaves' ``.grad`` is not touched; the
+    generator's return value is the list of gradients for ``inputs``.
+    """
+    root_edges = [r._edge() for r in roots]
+    buffer = {}
+    for (node, nr), g in zip(root_edges, grad_roots):
+        _accumulate(buffer, node, nr, _num_outputs(node), g)
+
+    nodes, dependencies = _collect([e[0] for e in root_edges])
+    capture = None
+    if inputs is not None:
+        capture = {}
+        for i, t in enumerate(inputs):
+            capture.setdefault(t._edge(), []).append(i)
+        keep = _needed(nodes, [edge[0] for edge in capture])
+    else:
+        keep = None
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    ready = []
+    for node in {e[0] for e in root_edges}:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+
+    state = grad_mode._state
+    outer_mode = state["enabled"]
+    index = 0
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grad_outputs = buffer.pop(node, None) or [None] * _num_outputs(node)
+            # backward formulas are recorded only when a graph of the gradient is wanted
+            state["enabled"] = create_graph
+            grad_outputs = _run_prehooks(node, grad_outputs)
+            if capture is not None:
+                for nr, g in enumerate(grad_outputs):
+                    for i in capture.get((node, nr), ()):
+                        captured[i] = g
+            if isinstance(node, AccumulateGrad):
+                g = grad_outputs[0]
+                if g is not None and accumulate and (inputs is None or (node, 0) in capture):
+                    _accumulate_into_leaf(node.variable, g, create_graph)
+                    state["enabled"] = outer_mode
+                    yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
+                                       node.variable._grad)
+                    index += 1
+                continue
+            if (keep is not None and node not in keep) or all(g is None for g in grad_outputs):
+                # nothing to send back from here, but the nodes below still wait for this one
+                reduced = [None] * len(node._edges)
+            else:
+                if node.materialize_grads:
+                    grad_outputs = [g if g is not None or m is None else _zeros_for(m)
+                                    for g, m in zip(grad_outputs, node._output_meta)]
+                grad_inputs = node.apply(grad_outputs)
+                if not retain_graph:
+                    node.release()
+                reduced = _validate(node, grad_inputs)
+                state["enabled"] = outer_mode
+                yield BackwardStep(index, node, grad_outputs, list(grad_inputs), reduced)
+                index += 1
+                state["enabled"] = create_graph
+            for (nxt, nr), g in zip(node._edges, reduced):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    _accumulate(buffer, nxt, nr, _num_outputs(nxt), g)
+                remaining = dependencies[nxt] - 1
+                dependencies[nxt] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+    finally:
+        state["enabled"] = outer_mode
+    return captured
+
+
+def _num_outputs(node):
+    return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
+
+
+def _run_prehooks(node, grad_outputs):
+    hooks = node._tensor_pre_hooks
+    if not hooks:
+        return grad_outputs
+    grad_outputs = list(grad_outputs)
+    for nr, fns in hooks.items():
+        if nr is None:  # node-level prehook sees all gradients
+            for fn in list(fns):
+                result = fn(tuple(grad_outputs))
+                if result is not None:
+                    grad_outputs = list(result)
+            continue
+        for fn in list(fns):
+            if grad_outputs[nr] is None:
+                break
+            result = fn(grad_outputs[nr])
+            if result is not None:
+                grad_outputs[nr] = result
+    return grad_outputs
+
+
+def _validate(node, grad_inputs):
+    """Check backward's answer against the inputs, and sum broadcast gradients to shape."""
+    n_inputs = len(node._edges)
+    if len(grad_inputs) != n_inputs:
+        # torch allows extra trailing Nones (for non-tensor arguments)
+        if len(grad_inputs) > n_inputs and all(g is None for g in grad_inputs[n_inputs:]):
+            grad_inputs = grad_inputs[:n_inputs]
+        else:
+            raise RuntimeError(
+                f"function {node.name()} returned an incorrect number of gradients "
+                f"(expected {n_inputs}, got {len(grad_inputs)}): backward must return one "
+                "gradient (or None) per input of forward")
+    reduced = []
+    for i, (g, meta) in enumerate(zip(grad_inputs, node._input_meta)):
+        if g is None or meta is None:
+            reduced.append(None)
+            continue
+        shape, dtype = meta
+        if g.shape != shape:
+            if not is_expandable_to(shape, g.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+            g = sum_to_shape(g, shape)
+        if g._dtype is not dtype:
+            g = g.to(dtype)
+        reduced.append(g)
+    return reduced
+
+
+def _accumulate_into_leaf(leaf, g, create_graph):
+    for hook in list(leaf._hooks or ()):
+        result = hook(g)
+        if result is not None:
+            g = result
+    if leaf._grad is None:
+        leaf._grad = g if create_graph else g.detach().clone()
+    elif create_graph:
+        leaf._grad = leaf._grad + g
+    else:
+        leaf._grad._data += g._data
+        leaf._grad._version_counter[0] += 1
+
+
+def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
+    """Run backward to the end, accumulating into leaves' ``.grad``."""
+    for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs):
+        pass

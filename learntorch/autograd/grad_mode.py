@@ -1,0 +1,80 @@
+"""Grad mode: whether new operations are recorded on the tape.
+
+``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers
+and as decorators, exactly like torch's.  The flag is a module global read on
+every operation, so reading it must stay cheap: ``is_grad_enabled()``.
+"""
+import functools
+
+_state = {"enabled": True}
+
+
+def is_grad_enabled():
+    return _state["enabled"]
+
+
+class _GradModeContext:
+    """Base for the three grad-mode switches; ``_target`` is the mode inside."""
+
+    _target = True
+
+    def __enter__(self):
+        self._previous = _state["enabled"]
+        _state["enabled"] = self._target
+        return None
+
+    def __exit__(self, *exc):
+        _state["enabled"] = self._previous
+        return False
+
+    def __call__(self, fn):
+        # used as a decorator: a fresh context for every call, so recursion nests correctly
+        factory = self._clone
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with factory():
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def _clone(self):
+        return type(self)()
+
+
+class no_grad(_GradModeContext):
+    """Operations inside do not record a graph: results have ``requires_grad=False``."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Turn recording back on inside a ``no_grad`` block."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(False)`` is ``no_grad()``; also usable as a plain call."""
+
+    def __init__(self, mode):
+        self._target = bool(mode)
+        # like torch, calling it (not only entering it) switches the mode at once
+        self._previous = _state["enabled"]
+        _state["enabled"] = self._target
+
+    def __enter__(self):
+        return None
+
+    def __call__(self, fn):
+        _state["enabled"] = self._previous  # decorating must not flip the mode now
+        return super().__call__(fn)
+
+    def _clone(self):
+        return set_grad_enabled(self._target)
+
+
+class inference_mode(no_grad):
+    """Accepted for compatibility; behaves as ``no_grad`` here."""
+
+    def __init__(self, mode=True):
+        self._target = not mode

@@ -1,0 +1,83 @@
+"""Small helpers shared by the op files: unwrap operands, wrap results, pick dtypes."""
+import numbers
+
+import numpy as np
+
+from .. import _dtypes
+from .._tensor import Tensor
+from ..autograd import grad_mode
+
+wrap = Tensor._wrap
+
+
+def as_operand(x, name="other"):
+    """A Tensor stays a Tensor, a Python/numpy number stays a number, arrays become Tensors."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (bool, int, float)):
+        return x
+    if isinstance(x, (np.generic, numbers.Number)):
+        return x.item() if hasattr(x, "item") else float(x)
+    if isinstance(x, np.ndarray):
+        return Tensor._wrap(x)
+    raise TypeError(f"unsupported operand type for a tensor operation: {name} is a "
+                    f"{type(x).__name__}; expected a Tensor or a number (wrap lists with "
+                    "learntorch.tensor(...))")
+
+
+def array_of(x, dtype):
+    """The raw array of ``x`` cast to ``dtype`` (numbers are left to numpy's weak typing)."""
+    if isinstance(x, Tensor):
+        a = x._data
+        return a if a.dtype == dtype.np else a.astype(dtype.np)
+    return x  # a Python number: numpy keeps the array's dtype (NEP 50), as torch does
+
+
+def float_dtype_of(x):
+    """Floating ops (exp, sqrt, ...) on integer tensors compute in the default float type."""
+    d = x._dtype
+    return d if d.is_floating_point else _dtypes.get_default_dtype()
+
+
+def float_array(x):
+    d = float_dtype_of(x)
+    a = x._data
+    return a if a.dtype == d.np else a.astype(d.np)
+
+
+def check_same_device(*tensors):
+    devices = {t._device for t in tensors if isinstance(t, Tensor)}
+    if len(devices) > 1:
+        names = " and ".join(sorted(str(d) for d in devices))
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{names}! Move them with .to(device) first.")
+
+
+def recording_gradient_graph():
+    """True inside backward(create_graph=True): build derivatives from differentiable ops."""
+    return grad_mode._state["enabled"]
+
+
+def normalize_dims(dim, ndim, shape=None):
+    """``dim`` (None, int or tuple) as a sorted tuple of non-negative dims, torch's errors."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = []
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    for d in dim:
+        if not isinstance(d, (int, np.integer)):
+            raise TypeError(f"dim must be an int or a tuple of ints, got {type(d).__name__}")
+        if d < lo or d > hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                             f"but got {d})" + (f" for a tensor of shape {list(shape)}"
+                                                if shape is not None else ""))
+        d = d + ndim if d < 0 else d
+        if ndim == 0:
+            d = 0
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))

@@ -1,0 +1,124 @@
+"""Joining and splitting: cat, stack, split, chunk, unbind.
+
+``cat``'s backward hands each input the slice of the gradient that came from
+it; ``split``/``chunk``/``unbind`` return views, so their backward is that of
+slicing.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Function
+from .. import _dtypes
+from ._helpers import check_same_device, wrap
+
+
+class Cat(Function):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        ctx.sizes = [t.shape[dim] for t in tensors]
+        dtype = _dtypes.result_type(*[t for t in tensors])
+        return wrap(np.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, start = [None], 0
+        for size in ctx.sizes:
+            out.append(grad.narrow(ctx.dim, start, size))
+            start += size
+        return tuple(out)
+
+
+def _check_tensor_list(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not a "
+                        "Tensor; wrap it in a list")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    check_same_device(*tensors)
+    return tensors
+
+
+def cat(tensors, dim=0):
+    tensors = _check_tensor_list(tensors, "cat")
+    # torch skips legacy empty 1-D tensors of shape [0]
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = tensors[0]
+    d = ref._wrap_dim(dim)
+    for i, t in enumerate(tensors):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and "
+                               f"{t.ndim} (tensor {i} has shape {list(t.shape)})")
+        for j in range(ref.ndim):
+            if j != d and t.shape[j] != ref.shape[j]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[j]} but got size {t.shape[j]} for tensor number {i} in the list "
+                    f"(shapes {[list(x.shape) for x in tensors]})")
+    return Cat.apply(d, *tensors)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = _check_tensor_list(tensors, "stack")
+    shape = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    d = tensors[0]._wrap_dim(dim, tensors[0].ndim + 1)
+    return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d = tensor._wrap_dim(dim)
+    size = tensor.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"split_size {step} for dimension {d} of size {size}")
+        sections = [min(step, size - s) for s in range(0, size, step)] if size else [0]
+    else:
+        sections = list(split_size_or_sections)
+        if sum(sections) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"{sections}")
+    out, start = [], 0
+    for s in sections:
+        out.append(tensor.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = input._wrap_dim(dim)
+    size = input.shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, d)
+
+
+def unbind(input, dim=0):
+    d = input._wrap_dim(dim)
+    return tuple(input.select(d, i) for i in range(input.shape[d]))
+
+
+def hstack(tensors):
+    tensors = list(tensors)
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t if t.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)
