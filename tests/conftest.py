@@ -1,0 +1,27 @@
+import os
+
+import numpy as np
+import pytest
+from hypothesis import settings
+
+# enough examples to find broadcasting and stride bugs, few enough for a 2-core CI
+settings.register_profile("ci", max_examples=40, deadline=None)
+settings.register_profile("dev", max_examples=15, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Every test starts from the same random state, so failures reproduce."""
+    import learntorch
+    learntorch.manual_seed(0)
+    np.random.seed(0)
+    yield
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def backend(request):
+    """Run a test once with each CPU backend (compiled kernels and the numpy reference)."""
+    import learntorch
+    with learntorch.backends.use(request.param) as b:
+        yield b
