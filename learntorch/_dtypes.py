@@ -112,6 +112,16 @@ def scalar_dtype(value):
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
+def _scalar_keeps(d, scalar):
+    """True when a Python scalar leaves tensor dtype ``d`` unchanged (same or lower category)."""
+    t = type(scalar)
+    if t is float:
+        return d.is_floating_point
+    if t is int:
+        return d is not bool_
+    return t is bool
+
+
 def promote_types(a, b):
     """Result dtype of two dtypes, as torch.promote_types."""
     a, b = to_dtype(a), to_dtype(b)
@@ -127,6 +137,15 @@ def promote_types(a, b):
 
 def result_type(*operands):
     """Result dtype of an operation on tensors and Python scalars (torch's rules)."""
+    if len(operands) == 2:  # fast path for the common binary cases (the per-op hot path)
+        a, b = operands
+        da, db = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
+        if da is not None and da is db:
+            return da
+        if db is None and da is not None and _scalar_keeps(da, b):
+            return da
+        if da is None and db is not None and _scalar_keeps(db, a):
+            return db
     dims = zero = scalars = None
     for x in operands:
         d = getattr(x, "dtype", None)

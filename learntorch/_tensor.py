@@ -385,4 +385,7 @@ def _root_array(a):
     return a
 
 
+from .autograd import function as _function  # noqa: E402
+
+_function._Tensor = Tensor  # Function.apply recognises tensors without importing this module
 from . import _tensor_methods  # noqa: E402,F401  (attaches the operator methods)

@@ -133,18 +133,22 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
     state = grad_mode._state
     outer_mode = state["enabled"]
     index = 0
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
-            grad_outputs = buffer.pop(node, None) or [None] * _num_outputs(node)
+            node = heappop(ready)[2]
+            grad_outputs = buffer.pop(node, None)
+            if grad_outputs is None:
+                grad_outputs = [None] * _num_outputs(node)
             # backward formulas are recorded only when a graph of the gradient is wanted
             state["enabled"] = create_graph
-            grad_outputs = _run_prehooks(node, grad_outputs)
+            if node._tensor_pre_hooks:
+                grad_outputs = _run_prehooks(node, grad_outputs)
             if capture is not None:
                 for nr, g in enumerate(grad_outputs):
                     for i in capture.get((node, nr), ()):
                         captured[i] = g
-            if isinstance(node, AccumulateGrad):
+            if node.__class__ is AccumulateGrad:
                 g = grad_outputs[0]
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
                     _accumulate_into_leaf(node.variable, g, create_graph)
@@ -153,11 +157,12 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                                        node.variable._grad)
                     index += 1
                 continue
-            if (keep is not None and node not in keep) or all(g is None for g in grad_outputs):
+            missing = _count_none(grad_outputs)
+            if (keep is not None and node not in keep) or missing == len(grad_outputs):
                 # nothing to send back from here, but the nodes below still wait for this one
                 reduced = [None] * len(node._edges)
             else:
-                if node.materialize_grads:
+                if missing and node.materialize_grads:
                     grad_outputs = [g if g is not None or m is None else _zeros_for(m)
                                     for g, m in zip(grad_outputs, node._output_meta)]
                 grad_inputs = node.apply(grad_outputs)
@@ -165,25 +170,37 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                     node.release()
                 reduced = _validate(node, grad_inputs)
                 state["enabled"] = outer_mode
-                yield BackwardStep(index, node, grad_outputs, list(grad_inputs), reduced)
+                yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
                 index += 1
                 state["enabled"] = create_graph
             for (nxt, nr), g in zip(node._edges, reduced):
                 if nxt is None:
                     continue
                 if g is not None:
-                    _accumulate(buffer, nxt, nr, _num_outputs(nxt), g)
+                    slots = buffer.get(nxt)
+                    if slots is None:
+                        slots = buffer[nxt] = [None] * _num_outputs(nxt)
+                    old = slots[nr]
+                    slots[nr] = g if old is None else old + g
                 remaining = dependencies[nxt] - 1
                 dependencies[nxt] = remaining
                 if remaining == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                    heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         state["enabled"] = outer_mode
     return captured
 
 
 def _num_outputs(node):
-    return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
+    return 1 if node.__class__ is AccumulateGrad else len(node._output_meta)
+
+
+def _count_none(values):
+    n = 0
+    for v in values:
+        if v is None:
+            n += 1
+    return n
 
 
 def _run_prehooks(node, grad_outputs):
@@ -225,12 +242,12 @@ def _validate(node, grad_inputs):
             reduced.append(None)
             continue
         shape, dtype = meta
-        if g.shape != shape:
-            if not is_expandable_to(shape, g.shape):
+        if g._data.shape != shape:
+            if not is_expandable_to(shape, g._data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"{list(g.shape)} but expected shape compatible with {list(shape)}")
-            g = sum_to_shape(g, shape)
+            g = sum_to_shape(g, shape)  # broadcasting's backward: sum over the broadcast dims
         if g._dtype is not dtype:
             g = g.to(dtype)
         reduced.append(g)

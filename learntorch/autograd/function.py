@@ -31,24 +31,24 @@ _sequence = itertools.count()  # creation order; the engine runs later nodes fir
 class BackwardNode:
     """A recorded operation: the ``ctx`` of forward and the ``grad_fn`` of its outputs."""
 
-    __slots__ = ("_function", "next_functions", "_edges", "needs_input_grad", "_saved", "_saved_versions",
-                 "_released", "_input_meta", "_output_meta", "_sequence_nr", "_tensor_pre_hooks",
-                 "_non_differentiable", "materialize_grads", "__dict__", "__weakref__")
+    # Only the attributes every node sets live in slots; the rest are class-level
+    # defaults overridden per instance when needed (creating a node is on the hot path).
+    __slots__ = ("_function", "_saved", "_saved_versions", "_sequence_nr", "__dict__",
+                 "__weakref__")
+
+    next_functions = ()     # one (node, output_nr) per tensor argument, as torch
+    _edges = ()             # one per forward argument (None for numbers): what backward returns
+    needs_input_grad = ()
+    _input_meta = ()        # (shape, dtype) of each input that requires grad
+    _output_meta = ()       # (shape, dtype) of each output
+    _released = False
+    _tensor_pre_hooks = None
+    _non_differentiable = None
+    materialize_grads = True
 
     def __init__(self, function):
         self._function = function
-        self.next_functions = ()  # one (node, output_nr) per tensor argument, as torch
-        self._edges = ()  # one per forward argument (None for numbers), what backward returns
-        self.needs_input_grad = ()
         self._saved = None
-        self._saved_versions = None
-        self._released = False
-        self._input_meta = ()
-        self._output_meta = ()
-        self._sequence_nr = next(_sequence)
-        self._tensor_pre_hooks = None
-        self._non_differentiable = None
-        self.materialize_grads = True
 
     # ---- what forward uses ----
     def save_for_backward(self, *tensors):
@@ -180,58 +180,66 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        from .._tensor import Tensor  # late import: the tensor module imports this one
         state = grad_mode._state
         enabled = state["enabled"]
+        ctx = BackwardNode(cls)
         record = False
         if enabled:
             for a in args:
-                if isinstance(a, Tensor) and a.requires_grad:
+                if isinstance(a, _Tensor) and a._requires_grad:
                     record = True
                     break
-        ctx = BackwardNode(cls)
+        if record:
+            _link_inputs(ctx, args)
         state["enabled"] = False
         try:
             outputs = cls.forward(ctx, *args)
         finally:
             state["enabled"] = enabled
-        if not record:
-            return outputs
-        return _record(ctx, args, outputs, Tensor)
+        if record:
+            _link_outputs(ctx, outputs)
+        return outputs
 
 
-def _record(ctx, args, outputs, Tensor):
-    """Link ``ctx`` into the graph: edges to the inputs' nodes, outputs point back to it."""
+_Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
+
+
+def _link_inputs(ctx, args):
+    """Edges from ``ctx`` to the nodes that produced its inputs (before forward, like torch)."""
     edges, needs, meta, visible = [], [], [], []
     for a in args:
-        if isinstance(a, Tensor) and a.requires_grad:
-            edge = a._edge()
-            edges.append(edge)
-            visible.append(edge)
-            needs.append(True)
-            meta.append((a.shape, a._dtype))
-        else:
-            edges.append((None, 0))
-            if isinstance(a, Tensor):
-                visible.append((None, 0))
-            needs.append(False)
-            meta.append(None)
+        if isinstance(a, _Tensor):
+            if a._requires_grad:
+                edge = a._edge()
+                edges.append(edge)
+                visible.append(edge)
+                needs.append(True)
+                meta.append((a._data.shape, a._dtype))
+                continue
+            visible.append((None, 0))
+        edges.append((None, 0))
+        needs.append(False)
+        meta.append(None)
     ctx._edges = tuple(edges)
     ctx.next_functions = tuple(visible)
     ctx.needs_input_grad = tuple(needs)
     ctx._input_meta = tuple(meta)
-    single = isinstance(outputs, Tensor)
+    ctx._sequence_nr = next(_sequence)
+
+
+def _link_outputs(ctx, outputs):
+    """Make ``ctx`` the grad_fn of each floating output (not those marked non-differentiable)."""
+    single = isinstance(outputs, _Tensor)
     outs = (outputs,) if single else outputs
     non_diff = ctx._non_differentiable
     out_meta = []
     for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
+        if not isinstance(o, _Tensor):
             out_meta.append(None)
             continue
-        out_meta.append((o.shape, o._dtype))
+        out_meta.append((o._data.shape, o._dtype))
         if o._dtype.is_floating_point and (non_diff is None or id(o) not in non_diff):
             o._grad_fn = ctx
             o._output_nr = i
             o._requires_grad = True
     ctx._output_meta = tuple(out_meta)
-    return outputs
