@@ -20,7 +20,7 @@ from ...autograd import grad_mode
 from ...autograd.function import Function, RemovableHandle
 from ..parameter import Parameter, Buffer
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_IncompatibleKeys = collections.namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class _IncompatibleKeysResult(_IncompatibleKeys):
