@@ -4,6 +4,10 @@ Each backward returns the gradient *as if no broadcasting happened* (the
 shape of the output); the engine then sums it back to each input's shape
 (``ops.broadcast.sum_to_shape``).  Python numbers are constants: their
 gradient is None.
+
+Every forward runs under ``np.errstate(all="ignore")``: 1/0, 0/0 and overflow
+give inf/nan as in torch, and numpy must not print a RuntimeWarning for them.
+Integer division by zero has no inf to give, so it raises, as torch does.
 """
 import numpy as np
 
@@ -24,7 +28,18 @@ def _operands(a, b, op):
         if sa != sb:
             _check_broadcast(sa, sb, op)
     dtype = _dtypes.result_type(a, b)
-    return array_of(a, dtype), array_of(b, dtype), dtype
+    return _array_or_scalar(a, dtype), _array_or_scalar(b, dtype), dtype
+
+
+def _array_or_scalar(x, dtype):
+    """A tensor's array cast to ``dtype``; a Python int that does not fit an integer ``dtype``
+    wraps around into it as in torch (``uint8_tensor - 1`` is 255 where it was 0), where numpy
+    would raise OverflowError; other numbers stay weakly typed Python numbers."""
+    if type(x) is int and dtype.np.kind in "iu":
+        info = np.iinfo(dtype.np)
+        if not info.min <= x <= info.max:
+            return np.array(x).astype(dtype.np)[()]
+    return array_of(x, dtype)
 
 
 def _check_broadcast(sa, sb, op):
@@ -36,6 +51,20 @@ def _check_broadcast(sa, sb, op):
             f"({list(sb)}) at every non-singleton dimension, aligned from the right; shapes "
             f"{list(sa)} and {list(sb)} cannot be broadcast. Use unsqueeze/reshape/view to "
             "insert size-1 dimensions where one should be repeated.") from None
+
+
+def _check_integer_divisor(y, dtype, op):
+    """Integers have no inf: torch raises for an integer division by zero."""
+    if not dtype.is_floating_point and np.any(np.asarray(y) == 0):
+        raise RuntimeError(f"ZeroDivisionError: {op} of {dtype} values by zero; integers have "
+                           "no inf or nan. Divide floating tensors instead (e.g. a.float()).")
+
+
+def _check_not_bool(dtype, op):
+    """floor division, remainder and pow of two bools are not defined in torch."""
+    if dtype is _dtypes.bool_:
+        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool': convert the operands "
+                                  "first, e.g. a.long()")
 
 
 def _save(ctx, a, b):
@@ -51,34 +80,59 @@ def _load(ctx):
     return (ta if ta is not None else ca), (tb if tb is not None else cb)
 
 
+def _scaled(y, alpha, dtype):
+    """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype."""
+    if alpha == 1 and not isinstance(alpha, bool):
+        return y
+    if isinstance(alpha, bool) and dtype is not _dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dtype.is_floating_point:
+        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating "
+                           f"point number (the result dtype is {dtype}); pass an int alpha or "
+                           "convert the tensors with .float().")
+    return y * alpha
+
+
 class Add(Function):
     node_name = "AddBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
-        x, y, _ = _operands(a, b, "add")
-        return wrap(backends.current.add(x, y))
+    def forward(ctx, a, b, alpha=1):
+        x, y, dtype = _operands(a, b, "add")
+        ctx.alpha = alpha
+        with np.errstate(all="ignore"):
+            out = backends.current.add(x, _scaled(y, alpha, dtype))
+        return wrap(np.asarray(out, dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, grad
+        # d(a + alpha * b) = da + alpha * db
+        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
+
+
+def _check_no_bool_subtraction(a, b):
+    for x in (a, b):
+        if isinstance(x, bool) or (isinstance(x, Tensor) and x._dtype is _dtypes.bool_):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                               "supported. If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
 
 
 class Sub(Function):
     node_name = "SubBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, alpha=1):
+        _check_no_bool_subtraction(a, b)
         x, y, dtype = _operands(a, b, "sub")
-        if dtype is _dtypes.bool_:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. If you are trying to invert a mask, use the `~` or "
-                               "`logical_not()` operator instead.")
-        return wrap(backends.current.sub(x, y))
+        ctx.alpha = alpha
+        with np.errstate(all="ignore"):
+            out = backends.current.sub(x, _scaled(y, alpha, dtype))
+        return wrap(np.asarray(out, dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, -grad
+        return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
 
 
 class Mul(Function):
@@ -87,8 +141,9 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         _save(ctx, a, b)
-        x, y, _ = _operands(a, b, "mul")
-        return wrap(backends.current.mul(x, y))
+        x, y, dtype = _operands(a, b, "mul")
+        with np.errstate(all="ignore"):
+            return wrap(np.asarray(backends.current.mul(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -105,18 +160,33 @@ class Div(Function):
         _save(ctx, a, b)
         x, y, dtype = _operands(a, b, "div")
         if not dtype.is_floating_point:  # true division of integers gives the default float
-            fd = _dtypes.get_default_dtype().np
-            x = x.astype(fd) if isinstance(x, np.ndarray) else x
-            y = y.astype(fd) if isinstance(y, np.ndarray) else y
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.asarray(backends.current.div(x, y)))
+            dtype = _dtypes.get_default_dtype()
+            x = x.astype(dtype.np) if isinstance(x, np.ndarray) else x
+            y = y.astype(dtype.np) if isinstance(y, np.ndarray) else y
+        with np.errstate(all="ignore"):
+            return wrap(np.asarray(backends.current.div(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
+        # d(a / b) = da / b - a * db / b^2
         a, b = _load(ctx)
         ga = grad / b if ctx.needs_input_grad[0] else None
         gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return ga, gb
+
+
+def _integer_power(x, y):
+    """Integer ``x ** y`` with torch's answer for negative exponents: the integer part of 1/x**|y|.
+
+    That is 1 for x == 1, +-1 for x == -1 (by the parity of y) and 0 otherwise.
+    """
+    negative = np.asarray(y) < 0
+    if not negative.any():
+        return np.power(x, y)
+    out = np.power(x, np.where(negative, 0, y))
+    sign = np.where(np.asarray(y) % 2 == 0, 1, -1)
+    reciprocal = np.where(x == 1, 1, np.where(x == -1, sign, 0))
+    return np.where(negative, reciprocal, out)
 
 
 class Pow(Function):
@@ -125,13 +195,16 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y, dtype = _operands(a, b, "pow")
-        if not dtype.is_floating_point and np.any(np.asarray(y) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed. "
-                               "Use a float base, e.g. x.float() ** -1")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = wrap(np.asarray(np.power(x, y)))
+        if not dtype.is_floating_point:
+            if isinstance(b, (int, float)) and b < 0:  # only a *number* exponent is refused
+                raise RuntimeError("Integers to negative integer powers are not allowed. Use a "
+                                   "float base, e.g. x.float() ** -1")
+            if isinstance(b, Tensor):
+                _check_not_bool(dtype, "pow")
+        with np.errstate(all="ignore"):
+            out = np.power(x, y) if dtype.is_floating_point else _integer_power(x, y)
+        out = wrap(np.asarray(out, dtype=dtype.np))
         _save(ctx, a, b)
-        ctx.result = out
         return out
 
     @staticmethod
@@ -156,18 +229,57 @@ class Pow(Function):
         return ga, gb
 
 
+def _floor_divide(x, y):
+    """The quotient rounded towards -inf, as Python's ``//`` (and torch's)."""
+    return np.floor_divide(x, y)
+
+
+def _trunc_divide(x, y, dtype):
+    """The quotient rounded towards zero (C's integer division)."""
+    if dtype.is_floating_point:
+        return np.trunc(np.true_divide(x, y))
+    q = np.floor_divide(x, y)
+    # floor went one below the truncated quotient where the signs differ and it was inexact
+    return q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
+
+
 class FloorDivide(Function):
-    node_name = "DivBackward0"  # torch: floor_divide is not differentiable
+    node_name = "FloorDivideBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y, _ = _operands(a, b, "floor_divide")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.asarray(np.floor_divide(x, y)))
+        x, y, dtype = _operands(a, b, "floor_divide")
+        _check_not_bool(dtype, "div_floor")
+        _check_integer_divisor(y, dtype, "floor_divide")
+        with np.errstate(all="ignore"):
+            return wrap(np.asarray(_floor_divide(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        # torch has no derivative for floor_divide (div with rounding_mode has, and it is 0)
+        raise RuntimeError("derivative for aten::floor_divide is not implemented. Use "
+                           "torch.div(a, b, rounding_mode='floor'), whose gradient is zero, or "
+                           "detach() the operands.")
+
+
+class RoundedDiv(Function):
+    """div with rounding_mode 'trunc' or 'floor': a staircase, flat between jumps."""
+
+    node_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        x, y, dtype = _operands(a, b, "div")
+        _check_not_bool(dtype, f"div_{rounding_mode}")
+        _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')")
+        with np.errstate(all="ignore"):
+            q = _floor_divide(x, y) if rounding_mode == "floor" else _trunc_divide(x, y, dtype)
+        return wrap(np.asarray(q, dtype=dtype.np))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = grad * 0  # the derivative of a step function is 0 (torch's convention)
+        return zero, zero, None
 
 
 class Remainder(Function):
@@ -176,34 +288,38 @@ class Remainder(Function):
     @staticmethod
     def forward(ctx, a, b):
         _save(ctx, a, b)
-        x, y, _ = _operands(a, b, "remainder")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.asarray(np.remainder(x, y)))
+        x, y, dtype = _operands(a, b, "remainder")
+        _check_not_bool(dtype, "remainder")
+        _check_integer_divisor(y, dtype, "remainder")
+        with np.errstate(all="ignore"):
+            return wrap(np.asarray(np.remainder(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        # a % b = a - floor(a / b) * b
+        # a % b = a - floor(a / b) * b, and floor(a / b) is flat between jumps
         a, b = _load(ctx)
         gb = None
         if ctx.needs_input_grad[1]:
-            gb = -grad * (a / b).floor()
+            if not isinstance(a, Tensor):
+                raise RuntimeError("derivative for aten::remainder is not implemented (for a "
+                                   "number % tensor). Write it as a tensor: "
+                                   "torch.full_like(x, number) % x.")
+            gb = -grad * div(a, b, rounding_mode="floor")
         return grad, gb
 
 
-def _binary(fn, a, b, name):
-    return fn.apply(a, as_operand(b, name))
-
-
 def add(input, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return Add.apply(input, as_operand(other))
+    other = as_operand(other)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return Add.apply(input, other)
+    return Add.apply(input, other, alpha)
 
 
 def sub(input, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return Sub.apply(input, as_operand(other))
+    other = as_operand(other)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return Sub.apply(input, other)
+    return Sub.apply(input, other, alpha)
 
 
 subtract = sub
@@ -220,14 +336,8 @@ def div(input, other, *, rounding_mode=None):
     other = as_operand(other)
     if rounding_mode is None:
         return Div.apply(input, other)
-    if rounding_mode == "floor":
-        return FloorDivide.apply(input, other)
-    if rounding_mode == "trunc":
-        q = Div.apply(input, other)
-        out = q.trunc()
-        if not _dtypes.result_type(input, other).is_floating_point:
-            out = out.to(_dtypes.result_type(input, other))
-        return out
+    if rounding_mode in ("trunc", "floor"):
+        return RoundedDiv.apply(input, other, rounding_mode)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                      f"but found '{rounding_mode}'")
 
@@ -249,4 +359,7 @@ def pow(input, exponent):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (for ``2 - x``)."""
-    return Sub.apply(as_operand(other), input * alpha if alpha != 1 else input)
+    other = as_operand(other)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return Sub.apply(other, input)
+    return Sub.apply(other, input, alpha)

@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import as_operand, array_of, wrap
 from .arithmetic import _operands
+from .broadcast import broadcast_shapes
 
 
 def _compare(ufunc, name):
@@ -34,11 +35,21 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def _logical(ufunc, name):
     def logical(input, other):
-        other = as_operand(other)
+        _check_tensors(name, input, other)
         x, y, _ = _operands(input, other, name)
         return wrap(np.asarray(ufunc(x, y)))
     logical.__name__ = name
+    logical.__doc__ = f"Elementwise ``{name}`` of truth values (nonzero is True); a bool tensor."
     return logical
+
+
+def _check_tensors(name, *args):
+    """Functions whose torch signature takes tensors only (no Python numbers)."""
+    for position, (arg_name, x) in enumerate(zip(("input", "other"), args), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg_name}' (position {position}) must be "
+                            f"Tensor, not {type(x).__name__}; wrap numbers with "
+                            "torch.tensor(...) or torch.full_like(input, value)")
 
 
 logical_and = _logical(np.logical_and, "logical_and")
@@ -55,12 +66,17 @@ def _bitwise(ufunc, name):
         other = as_operand(other)
         x, y, dtype = _operands(input, other, name)
         if dtype.is_floating_point:
-            raise RuntimeError(f"\"{name}\" is only defined for integer and bool tensors, "
-                               f"got {dtype}; use logical_and/logical_or for masks of floats")
-        return wrap(np.asarray(ufunc(x, y)))
+            raise NotImplementedError(
+                f"\"{name}_cpu\" not implemented for '{_TORCH_NAMES[dtype.name]}': bitwise ops "
+                f"take integer and bool tensors; for masks use logical_and/logical_or/"
+                "logical_xor, or compare first (x > 0)")
+        return wrap(np.asarray(ufunc(x, y), dtype=dtype.np))
     bitwise.__name__ = name
+    bitwise.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors, with broadcasting."
     return bitwise
 
+
+_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
@@ -69,8 +85,9 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 def bitwise_not(input):
     if input._dtype.is_floating_point:
-        raise TypeError(f"~ (bitwise_not) is only defined for integer and bool tensors, got "
-                        f"{input._dtype}; for a float mask use (x == 0) or logical_not")
+        raise TypeError(f"~ (operator.invert) is only implemented on integer and Boolean-type "
+                        f"tensors, got {input._dtype}; for a float mask use (x == 0) or "
+                        "logical_not")
     return wrap(np.invert(input._data))
 
 
@@ -87,15 +104,35 @@ def isfinite(input):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """|input - other| <= atol + rtol * |other|, elementwise (infinities close only to themselves)."""
+    _check_tensors("isclose", input, other)
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"isclose: {_TORCH_NAMES.get(input._dtype.name, input._dtype.name)} "
+                           f"did not match {_TORCH_NAMES.get(other._dtype.name, other._dtype.name)}"
+                           f" ({input._dtype} vs {other._dtype}); convert one, e.g. "
+                           "b.to(a.dtype)")
+    _check_broadcast_shapes("isclose", input, other)
+    with np.errstate(all="ignore"):
+        return wrap(np.isclose(input._data, other._data, rtol=rtol, atol=atol,
+                               equal_nan=equal_nan))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """True when every element is ``isclose``."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def equal(input, other):
+    """True when both have the same shape and the same values (dtypes may differ)."""
+    _check_tensors("equal", input, other)
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def _check_broadcast_shapes(name, *tensors):
+    try:
+        broadcast_shapes(*(t._data.shape for t in tensors))
+    except RuntimeError as e:
+        raise RuntimeError(f"{name}: {e}") from None
 
 
 class _Select(Function):
@@ -132,16 +169,14 @@ class Minimum(_Select):
 
 
 def maximum(input, other):
-    if not isinstance(other, Tensor):
-        raise TypeError("maximum(): argument 'other' must be Tensor, not "
-                        f"{type(other).__name__}; use clamp(min=...) for a number")
+    """The larger of two tensors, elementwise (nan if either is nan); clamp(min=...) for a number."""
+    _check_tensors("maximum", input, other)
     return Maximum.apply(input, other)
 
 
 def minimum(input, other):
-    if not isinstance(other, Tensor):
-        raise TypeError("minimum(): argument 'other' must be Tensor, not "
-                        f"{type(other).__name__}; use clamp(max=...) for a number")
+    """The smaller of two tensors, elementwise (nan if either is nan); clamp(max=...) for a number."""
+    _check_tensors("minimum", input, other)
     return Minimum.apply(input, other)
 
 
@@ -151,6 +186,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, condition, a, b):
         ctx.save_for_backward(condition)
+        _check_broadcast_shapes("where", *(t for t in (condition, a, b) if isinstance(t, Tensor)))
         dtype = _dtypes.result_type(a, b)
         x, y = array_of(a, dtype), array_of(b, dtype)
         return wrap(np.asarray(np.where(condition._data, x, y), dtype=dtype.np))
