@@ -8,6 +8,7 @@ derivative).
 """
 import builtins
 import collections
+import warnings
 
 import numpy as np
 
@@ -16,18 +17,17 @@ from .. import backends
 from ..autograd.function import Function
 from ._helpers import normalize_dims, wrap
 
-values_indices = collections.namedtuple("return_types", ["values", "indices"])
-
-
 def _expand_back(grad, shape, dims, keepdim):
     """Broadcast ``grad`` (the reduced shape) back to ``shape`` over ``dims``."""
     if not keepdim:
-        kept = [1 if i in dims else s for i, s in enumerate(shape)]
-        grad = grad.reshape(kept)
+        kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
+        if grad.shape != kept:
+            grad = grad.reshape(kept)
     return grad.expand(shape)
 
 
 class Sum(Function):
+    """sum over the given dims; every input element receives its output's gradient."""
     node_name = "SumBackward1"
 
     @staticmethod
@@ -45,7 +45,12 @@ class Sum(Function):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
+class SumAll(Sum):
+    node_name = "SumBackward0"  # torch names the sum of everything (no dim) differently
+
+
 class Mean(Function):
+    """mean = sum / count: each element receives 1/count of its output's gradient."""
     node_name = "MeanBackward1"
 
     @staticmethod
@@ -53,14 +58,21 @@ class Mean(Function):
         a = x._data if dtype is None else x._data.astype(dtype.np)
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.count = int(np.prod([x.shape[d] for d in dims])) if dims else 1
-        return wrap(np.asarray(np.mean(a, axis=dims, keepdims=keepdim), dtype=a.dtype))
+        with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing is nan, as torch
+            out = np.sum(a, axis=dims, keepdims=keepdim) / a.dtype.type(ctx.count)
+        return wrap(np.asarray(out, dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
+class MeanAll(Mean):
+    node_name = "MeanBackward0"
+
+
 class Prod(Function):
+    """prod along one dim; ``ProdAll`` is the product of everything."""
     node_name = "ProdBackward1"
 
     @staticmethod
@@ -74,27 +86,46 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        shape, dims, keepdim = x.shape, ctx.dims, ctx.keepdim
+        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x._data == 0).any():
-            # product of the others = product / self, when nothing is zero
-            return _expand_back(grad * out, shape, dims, keepdim) / x, None, None
-        # with zeros, multiply the exclusive products from the left and from the right
-        moved = np.moveaxis(x._data, dims, range(len(dims)))
-        flat = moved.reshape((-1,) + moved.shape[len(dims):])
-        left = np.cumprod(np.concatenate([np.ones_like(flat[:1]), flat[:-1]]), axis=0)
-        right = np.cumprod(np.concatenate([np.ones_like(flat[:1]), flat[::-1][:-1]]), axis=0)[::-1]
-        others = np.moveaxis((left * right).reshape(moved.shape), range(len(dims)), dims)
-        return _expand_back(grad, shape, dims, keepdim) * wrap(np.ascontiguousarray(others)), None, None
+            # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
+            return g * _expand_back(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None
+        # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
+        return g * _product_of_others(x, ctx.dims), None, None
+
+
+class ProdAll(Prod):
+    node_name = "ProdBackward0"
+
+
+def _product_of_others(x, dims):
+    """For each element, the product of the *other* elements of its slice along ``dims``.
+
+    Row i of an n x n matrix holds the slice with its i-th entry replaced by 1, so
+    the row's product is the product of the others.  That costs n^2, which is why
+    it is only used when a zero forbids dividing.  Built from differentiable ops,
+    so second derivatives (create_graph=True) work too.
+    """
+    if len(dims) != 1 or x.ndim == 0:  # the full product: one slice holding everything
+        return _product_of_others(x.reshape(-1), (0,)).reshape(x.shape)
+    from ..factories import eye
+    from .._dtypes import bool_
+    moved = x.movedim(dims[0], -1)
+    n = moved.shape[-1]
+    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)
+    others = rows.masked_fill(eye(n, dtype=bool_), 1.0).prod(-1)
+    return others.movedim(-1, dims[0])
 
 
 class _Extreme(Function):
-    """amax/amin: the gradient is shared evenly among the elements equal to the extreme."""
+    """amax/amin: the gradient is shared evenly among the elements equal to the extreme.
+
+    (A tie has no single derivative; splitting evenly is the subgradient torch
+    picks, and it keeps the total gradient the same as with one winner.)
+    """
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        if x._data.size == 0:
-            raise IndexError(f"{cls.fname}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
         out = wrap(np.asarray(cls.numpy_fn(x._data, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -112,14 +143,20 @@ class _Extreme(Function):
 
 class Amax(_Extreme):
     node_name = "AmaxBackward0"
-    fname = "amax"
     numpy_fn = staticmethod(np.max)
 
 
 class Amin(_Extreme):
     node_name = "AminBackward0"
-    fname = "amin"
     numpy_fn = staticmethod(np.min)
+
+
+class MaxAll(Amax):
+    node_name = "MaxBackward1"  # max() without dim: amax's rule (ties share) under torch's name
+
+
+class MinAll(Amin):
+    node_name = "MinBackward1"
 
 
 class _ExtremeWithIndices(Function):
@@ -127,13 +164,17 @@ class _ExtremeWithIndices(Function):
 
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
-        if x._data.ndim and x._data.shape[dim] == 0:
-            raise IndexError(f"{cls.fname}(): Expected reduction dim {dim} to have non-zero size.")
-        idx = cls.arg_fn(x._data, axis=dim, keepdims=True) if x._data.ndim else np.zeros((), np.int64)
-        vals = np.take_along_axis(x._data, idx, axis=dim) if x._data.ndim else x._data.copy()
-        if not keepdim and x._data.ndim:
-            idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
-        values, indices = wrap(np.ascontiguousarray(vals)), wrap(np.asarray(idx, dtype=np.int64))
+        a = x._data
+        if a.ndim == 0:  # one number: it is its own extreme, at index 0
+            vals, idx = a.copy(), np.zeros((), np.int64)
+        else:
+            # the *first* extreme on ties, as torch on the CPU; numpy's arg functions
+            # also return the first nan, so nan propagates like in torch
+            idx = cls.arg_fn(a, axis=dim, keepdims=True)
+            vals = np.take_along_axis(a, idx, axis=dim)
+            if not keepdim:
+                idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
+        values, indices = wrap(np.array(vals)), wrap(np.asarray(idx, dtype=np.int64))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
@@ -153,19 +194,48 @@ class _ExtremeWithIndices(Function):
 
 class MaxDim(_ExtremeWithIndices):
     node_name = "MaxBackward0"
-    fname = "max"
-    arg_fn = staticmethod(lambda a, axis, keepdims: _nan_aware_arg(a, axis, keepdims, np.argmax))
+    arg_fn = staticmethod(np.argmax)
 
 
 class MinDim(_ExtremeWithIndices):
     node_name = "MinBackward0"
-    fname = "min"
-    arg_fn = staticmethod(lambda a, axis, keepdims: _nan_aware_arg(a, axis, keepdims, np.argmin))
+    arg_fn = staticmethod(np.argmin)
 
 
-def _nan_aware_arg(a, axis, keepdims, fn):
-    # numpy's argmax already returns the first nan, matching torch (nan propagates)
-    return fn(a, axis=axis, keepdims=keepdims)
+# the named tuples max(dim)/min(dim) return: r.values, r.indices, or `values, indices = r`
+max_result = collections.namedtuple("max", ["values", "indices"])
+min_result = collections.namedtuple("min", ["values", "indices"])
+
+
+def _variance(ctx, x, dims, correction, keepdim):
+    """Forward of var: mean squared distance from the mean, divided by n - correction.
+
+    Also stores in ``ctx`` what the backward rules share.  A divisor <= 0 (fewer
+    elements than the correction) gives inf or nan, as in torch.
+    """
+    a = x._data
+    n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+    ctx.dims, ctx.keepdim, ctx.count = dims, keepdim, n
+    ctx.divisor = builtins.max(n - correction, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = a.mean(axis=dims, keepdims=True)
+        out = ((a - mean) ** 2).sum(axis=dims, keepdims=keepdim) / a.dtype.type(ctx.divisor)
+    return np.asarray(out, dtype=a.dtype), mean if keepdim else np.squeeze(mean, axis=dims)
+
+
+def _variance_grad(ctx, x, grad):
+    """d var / dx_i = 2 (x_i - mean) / (n - correction), times var's incoming gradient.
+
+    (The mean's own dependence on x_i drops out: the deviations sum to zero.)
+    """
+    centered = x - x.mean(dim=ctx.dims, keepdim=True)
+    g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+    return g * centered * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
+
+
+def _std_to_var_grad(grad, std):
+    """std = sqrt(var), so d std = d var / (2 std); 0 where std is 0, torch's subgradient."""
+    return (grad / (2 * std)).masked_fill(std == 0, 0.0)
 
 
 class Var(Function):
@@ -173,21 +243,63 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        a = x._data
-        n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
         ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim, ctx.divisor = dims, keepdim, builtins.max(n - correction, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = a.mean(axis=dims, keepdims=True)
-            out = ((a - mean) ** 2).sum(axis=dims, keepdims=keepdim) / ctx.divisor
-        return wrap(np.asarray(out, dtype=a.dtype))
+        return wrap(_variance(ctx, x, dims, correction, keepdim)[0])
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / ctx.divisor), None, None, None
+        return _variance_grad(ctx, x, grad), None, None, None
+
+
+class Std(Function):
+    node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        std = wrap(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0]))
+        ctx.save_for_backward(x, std)
+        return std
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, std = ctx.saved_tensors
+        return _variance_grad(ctx, x, _std_to_var_grad(grad, std)), None, None, None
+
+
+class VarMean(Function):
+    """var and mean in one pass; each output's gradient adds its own rule's share."""
+    node_name = "VarMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        var, mean = _variance(ctx, x, dims, correction, keepdim)
+        ctx.save_for_backward(x)
+        return wrap(var), wrap(np.asarray(mean, dtype=var.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        x, = ctx.saved_tensors
+        from_mean = _expand_back(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+        return _variance_grad(ctx, x, grad_var) + from_mean, None, None, None
+
+
+class StdMean(Function):
+    node_name = "StdMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        var, mean = _variance(ctx, x, dims, correction, keepdim)
+        std = wrap(np.sqrt(var))
+        ctx.save_for_backward(x, std)
+        return std, wrap(np.asarray(mean, dtype=var.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_std, grad_mean):
+        x, std = ctx.saved_tensors
+        from_mean = _expand_back(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+        return (_variance_grad(ctx, x, _std_to_var_grad(grad_std, std)) + from_mean,
+                None, None, None)
 
 
 class Logsumexp(Function):
@@ -255,43 +367,73 @@ class Cumsum(Function):
 
 # ---------------------------------------------------------------- public functions
 def _dims(input, dim):
-    return normalize_dims(dim, input._data.ndim, input.shape)
+    """``dim`` as a sorted tuple of numpy axes.
+
+    Two torch conventions need care: an empty tuple ``dim=()`` means *every*
+    dim (like None), and a 0-dim tensor accepts ``dim=0``/``-1`` although its
+    array has no axis 0 (reducing a single number leaves it unchanged).
+    """
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    dims = normalize_dims(dim, input._data.ndim, input.shape)
+    return dims if input._data.ndim else ()
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         dtype = _dtypes.to_dtype(dtype)
-    return Sum.apply(input, _dims(input, dim), keepdim, dtype)
+    return (SumAll if dim is None else Sum).apply(input, _dims(input, dim), keepdim, dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    dt = _dtypes.to_dtype(dtype) if dtype is not None else input._dtype
+    dtype = _dtypes.to_dtype(dtype) if dtype is not None else None
+    dt = dtype or input._dtype
     if not dt.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input._type_name().split('.')[-1].replace('Tensor', '')}. "
             "Convert first, e.g. x.float().mean()")
-    return Mean.apply(input, _dims(input, dim), keepdim, _dtypes.to_dtype(dtype) if dtype else None)
+    return (MeanAll if dim is None else Mean).apply(input, _dims(input, dim), keepdim, dtype)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
+    if dim is None:
+        return ProdAll.apply(input, _dims(input, None), False)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}; "
+                        "prod reduces one dim at a time, e.g. x.prod(0).prod(0)")
+    return Prod.apply(input, _dims(input, dim), keepdim)
+
+
+def _check_not_empty(input, dims, name, full):
+    """Torch's errors for the extreme of nothing (sum of nothing is 0; max of nothing is undefined)."""
+    if full and input.numel() == 0:
+        raise (RuntimeError if name[:3] != "arg" else IndexError)(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +
+            ("" if name[:3] == "arg" else " Specify the reduction dim with the 'dim' argument."))
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _amax_amin(cls, name, input, dim, keepdim):
+    full = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
     dims = _dims(input, dim)
-    if dim is not None and len(dims) != 1:
-        raise TypeError("prod(): dim must be a single int")
-    return Prod.apply(input, dims, keepdim)
+    _check_not_empty(input, dims, name, full)
+    return cls.apply(input, dims, keepdim)
 
 
 def amax(input, dim=(), keepdim=False):
-    return Amax.apply(input, _dims(input, dim if dim != () else None), keepdim)
+    return _amax_amin(Amax, "amax", input, dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    return Amin.apply(input, _dims(input, dim if dim != () else None), keepdim)
+    return _amax_amin(Amin, "amin", input, dim, keepdim)
 
 
-def _max_min(input, dim, keepdim, other, full_cls, dim_cls, name):
+def _max_min(input, dim, keepdim, other, name):
     from .._tensor import Tensor
     if isinstance(dim, Tensor):  # torch.max(a, b) is maximum
         other, dim = dim, None
@@ -299,64 +441,84 @@ def _max_min(input, dim, keepdim, other, full_cls, dim_cls, name):
         from . import comparison
         return (comparison.maximum if name == "max" else comparison.minimum)(input, other)
     if dim is None:
-        return full_cls.apply(input, _dims(input, None), False)
+        _check_not_empty(input, (), name, full=True)
+        return (MaxAll if name == "max" else MinAll).apply(input, _dims(input, None), False)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}; "
+                        f"to reduce several dims at once use x.a{name}({tuple(dim)}) "
+                        "(values only)")
     d = input._wrap_dim(dim)
-    return values_indices(*dim_cls.apply(input, d, keepdim))
+    _check_not_empty(input, _dims(input, d), name, full=False)
+    result = max_result if name == "max" else min_result
+    return result(*(MaxDim if name == "max" else MinDim).apply(input, d, keepdim))
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
-    return _max_min(input, dim, keepdim, other, Amax, MaxDim, "max")
+    return _max_min(input, dim, keepdim, other, "max")
 
 
 def min(input, dim=None, keepdim=False, *, other=None):
-    return _max_min(input, dim, keepdim, other, Amin, MinDim, "min")
+    return _max_min(input, dim, keepdim, other, "min")
+
+
+def _arg_extreme(input, dim, keepdim, np_fn, name):
+    """argmax/argmin: int64 indices, never differentiable (an index has no gradient)."""
+    a = input._data
+    if dim is None:  # index into the flattened tensor
+        _check_not_empty(input, (), name, full=True)
+        out = np.asarray(np_fn(a), dtype=np.int64)
+        return wrap(out.reshape((1,) * a.ndim) if keepdim else out)
+    d = input._wrap_dim(dim)
+    if a.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    _check_not_empty(input, (d,), name, full=False)
+    return wrap(np.asarray(np_fn(a, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 def argmax(input, dim=None, keepdim=False):
-    if dim is None:
-        out = np.asarray(np.argmax(input._data), dtype=np.int64)
-        return wrap(out.reshape((1,) * input.ndim) if keepdim else out)
-    d = input._wrap_dim(dim)
-    return wrap(np.asarray(np.argmax(input._data, axis=d, keepdims=keepdim), dtype=np.int64)
-                if input.ndim else np.zeros((), np.int64))
+    return _arg_extreme(input, dim, keepdim, np.argmax, "argmax")
 
 
 def argmin(input, dim=None, keepdim=False):
-    if dim is None:
-        out = np.asarray(np.argmin(input._data), dtype=np.int64)
-        return wrap(out.reshape((1,) * input.ndim) if keepdim else out)
-    d = input._wrap_dim(dim)
-    return wrap(np.asarray(np.argmin(input._data, axis=d, keepdims=keepdim), dtype=np.int64)
-                if input.ndim else np.zeros((), np.int64))
+    return _arg_extreme(input, dim, keepdim, np.argmin, "argmin")
 
 
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased is None or unbiased else 0
+def _variance_op(cls, name, input, dim, unbiased, keepdim, correction):
+    """Shared front of var/std/var_mean/std_mean: torch's overloads and dtype check."""
+    if isinstance(dim, bool):  # var(True): torch's var(unbiased) overload
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}(): pass either unbiased or correction, not both "
+                        "(unbiased=True is correction=1, unbiased=False is correction=0)")
+    if correction is None:
+        correction = 0 if unbiased is False else 1  # unbiased (n - 1) by default
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"std and var only support floating point and complex dtypes; "
+                           f"got {input._dtype}: convert first, e.g. x.float().{name}()")
+    dims = _dims(input, dim)
+    n = int(np.prod([input.shape[d] for d in dims])) if dims else 1
+    if n - correction <= 0:
+        warnings.warn(f"{name.split('_')[0]}(): degrees of freedom is <= 0. Correction should be "
+                      "strictly less than the reduction factor (input numel divided by output "
+                      f"numel): {n} element(s) per result, correction={correction}, so the "
+                      "result is inf or nan.", UserWarning, stacklevel=3)
+    return cls.apply(input, dims, correction, keepdim)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if isinstance(unbiased, bool) is False and unbiased is not None and dim is None:
-        dim, unbiased = unbiased, None
-    if not input._dtype.is_floating_point:
-        raise RuntimeError(f"var(): expected a floating point tensor, got {input._dtype}; "
-                           "use x.float().var()")
-    return Var.apply(input, _dims(input, dim), _correction(unbiased, correction), keepdim)
+    return _variance_op(Var, "var", input, dim, unbiased, keepdim, correction)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    return _variance_op(Std, "std", input, dim, unbiased, keepdim, correction)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim, keepdim))
+    return _variance_op(VarMean, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim, keepdim))
+    return _variance_op(StdMean, "std_mean", input, dim, unbiased, keepdim, correction)
 
 
 def logsumexp(input, dim, keepdim=False):
