@@ -17,6 +17,7 @@ from .. import backends
 from ..autograd.function import Function
 from ._helpers import normalize_dims, wrap
 
+
 def _expand_back(grad, shape, dims, keepdim):
     """Broadcast ``grad`` (the reduced shape) back to ``shape`` over ``dims``."""
     if not keepdim:
@@ -38,7 +39,8 @@ class Sum(Function):
             a = a.astype(dtype.np)
         elif not x._dtype.is_floating_point:
             a = a.astype(np.int64)  # torch sums bool/integer tensors as int64
-        return wrap(np.asarray(backends.current.sum(a, dims, keepdim)))
+        # (numpy would widen an int32 sum to int64 by itself; torch keeps the dtype asked for)
+        return wrap(np.asarray(backends.current.sum(a, dims, keepdim), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -76,9 +78,11 @@ class Prod(Function):
     node_name = "ProdBackward1"
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim):
-        a = x._data if x._dtype.is_floating_point else x._data.astype(np.int64)
-        out = wrap(np.asarray(np.prod(a, axis=dims, keepdims=keepdim)))
+    def forward(ctx, x, dims, keepdim, dtype):
+        if dtype is None:  # like sum, integer products are int64 unless a dtype is asked for
+            dtype = x._dtype if x._dtype.is_floating_point else _dtypes.int64
+        a = x._data.astype(dtype.np, copy=False)
+        out = wrap(np.asarray(np.prod(a, axis=dims, keepdims=keepdim, dtype=a.dtype)))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -89,9 +93,9 @@ class Prod(Function):
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x._data == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
-            return g * _expand_back(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None
+            return g * _expand_back(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
-        return g * _product_of_others(x, ctx.dims), None, None
+        return g * _product_of_others(x, ctx.dims), None, None, None
 
 
 class ProdAll(Prod):
@@ -309,7 +313,8 @@ class Logsumexp(Function):
     def forward(ctx, x, dims, keepdim):
         a = x._data if x._dtype.is_floating_point else x._data.astype(
             _dtypes.get_default_dtype().np)
-        out = wrap(np.asarray(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
+        with np.errstate(divide="ignore"):  # a row of -inf is log(0) = -inf, as in torch
+            out = wrap(np.asarray(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -323,25 +328,53 @@ class Logsumexp(Function):
         return g * (x - full).exp(), None, None
 
 
-class Norm2(Function):
-    node_name = "NormBackward1"
+class Norm(Function):
+    """The vector p-norm over ``dims``: (sum |x|^p)^(1/p).
+
+    p = inf / -inf are max |x| / min |x|, and p = 0 counts the non-zeros.
+    """
+    node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim):
-        a = x._data
-        out = wrap(np.asarray(np.sqrt((a * a).sum(axis=dims, keepdims=keepdim)), dtype=a.dtype))
+    def forward(ctx, x, p, dims, keepdim):
+        a = np.abs(x._data)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == float("inf"):
+                out = a.max(axis=dims, keepdims=keepdim)
+            elif p == float("-inf"):
+                out = a.min(axis=dims, keepdims=keepdim)
+            elif p == 0:
+                out = (a != 0).sum(axis=dims, keepdims=keepdim)
+            elif p == 2:
+                out = np.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+            else:
+                out = (a ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+        out = wrap(np.asarray(out, dtype=a.dtype))
         ctx.save_for_backward(x, out)
-        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, out = ctx.saved_tensors
-        full = _expand_back(out, x.shape, ctx.dims, ctx.keepdim)
+        x, norm = ctx.saved_tensors
+        p = ctx.p
+        if p == 0:  # a count is piecewise constant: no gradient, as in torch
+            return None, None, None, None
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        # x / ||x||, defined as 0 for the zero vector (torch's subgradient)
-        safe = full.masked_fill(full == 0, 1.0)
-        return g * x / safe, None, None
+        n = _expand_back(norm, x.shape, ctx.dims, ctx.keepdim)
+        if p in (float("inf"), float("-inf")):
+            # like amax(|x|): ties share the gradient, with the sign of each x
+            mask = x.abs() == n
+            return x.sign() * g * mask / mask.sum(dim=ctx.dims, keepdim=True), None, None, None
+        # wherever the norm is 0 the gradient is 0 (torch's subgradient at the kink)
+        zero = n == 0
+        if p == 2:  # d||x|| / dx = x / ||x||
+            return g * x / n.masked_fill(zero, 1.0), None, None, None
+        # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) |x_i|^(p-1) ||x||^(1-p); both powers are
+        # taken of safe values (1 where x or the norm is 0) so that no inf * 0 makes a nan
+        x_part = x.sign() * x.abs().masked_fill(x == 0, 1.0) ** (p - 1)
+        n_part = (n.masked_fill(zero, 1.0) ** (1 - p)).masked_fill(zero, 0.0)
+        return g * x_part * n_part, None, None, None
 
 
 class Cumsum(Function):
@@ -355,7 +388,7 @@ class Cumsum(Function):
             a = a.astype(dtype.np)
         elif not x._dtype.is_floating_point:
             a = a.astype(np.int64)
-        return wrap(np.cumsum(a, axis=dim) if a.ndim else a.copy())
+        return wrap(np.cumsum(a, axis=dim, dtype=a.dtype) if a.ndim else a.copy())
 
     @staticmethod
     def backward(ctx, grad):
@@ -397,14 +430,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
+    dtype = _dtypes.to_dtype(dtype) if dtype is not None else None
     if dim is None:
-        return ProdAll.apply(input, _dims(input, None), False)
+        return ProdAll.apply(input, _dims(input, None), False, dtype)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}; "
                         "prod reduces one dim at a time, e.g. x.prod(0).prod(0)")
-    return Prod.apply(input, _dims(input, dim), keepdim)
+    return Prod.apply(input, _dims(input, dim), keepdim, dtype)
 
 
 def _check_not_empty(input, dims, name, full):
@@ -527,31 +559,53 @@ def logsumexp(input, dim, keepdim=False):
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point, but got "
+                               f"{dtype}")
+        if _dtypes.promote_types(input.dtype, dtype) is not dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({input.dtype}) "
+                               f"should be convertible without narrowing to the specified dtype "
+                               f"({dtype})")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input._dtype}; convert first, e.g. x.float().norm()")
+    if p is None or p == "fro":
+        if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(map(str, dim))}")
+        p = 2
+    elif isinstance(p, str) or not isinstance(p, (int, float, np.number)):
+        if p == "nuc":
+            raise NotImplementedError("norm(p='nuc') (the nuclear norm, a sum of singular "
+                                      "values) is not supported by learntorch")
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported; use a number, 'fro', "
+                           "inf or -inf")
+    if dtype is not None:
         input = input.to(dtype)
     dims = _dims(input, dim)
-    if p in ("fro", 2, 2.0):
-        return Norm2.apply(input, dims, keepdim)
-    if p in (float("inf"), "inf"):
-        return amax(input.abs(), dims, keepdim)
-    if p in (float("-inf"), "-inf"):
-        return amin(input.abs(), dims, keepdim)
-    if p == 1:
-        return sum(input.abs(), dims, keepdim)
-    if p == 0:
-        return sum((input != 0).to(input.dtype), dims, keepdim)
-    if isinstance(p, (int, float)):
-        return sum(input.abs() ** p, dims, keepdim) ** (1.0 / p)
-    raise ValueError(f"norm: unsupported p={p!r}; use a number, 'fro', inf or -inf")
+    if abs(p) == float("inf") and input.numel() == 0 and (
+            dim is None or builtins.any(input.shape[d] == 0 for d in dims)):
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
+                           "because the operation does not have an identity")
+    return Norm.apply(input, float(p), dims, keepdim)
+
+
+def _logical(np_fn, input, dim, keepdim):
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        out = input._data != 0  # torch's all/any treat dim=() as "reduce nothing"
+    else:
+        out = np.asarray(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
+    # torch keeps uint8 for uint8 input (the pre-bool convention) and returns bool otherwise
+    return wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def all(input, dim=None, keepdim=False):
-    dims = _dims(input, dim)
-    return wrap(np.asarray(np.all(input._data, axis=dims, keepdims=keepdim)))
+    return _logical(np.all, input, dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False):
-    dims = _dims(input, dim)
-    return wrap(np.asarray(np.any(input._data, axis=dims, keepdims=keepdim)))
+    return _logical(np.any, input, dim, keepdim)
 
 
 def cumsum(input, dim, *, dtype=None):

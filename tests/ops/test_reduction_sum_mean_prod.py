@@ -66,7 +66,8 @@ def test_sum_of_integers_and_bools_is_int64_like_torch(dtype, data):
 
 
 @pytest.mark.parametrize("in_dtype,out_dtype", [("float32", "float64"), ("int64", "float32"),
-                                                ("bool", "float64"), ("float64", "float32")])
+                                                ("bool", "float64"), ("float64", "float32"),
+                                                ("int64", "int32"), ("float32", "int32")])
 def test_sum_dtype_argument_casts_before_summing(in_dtype, out_dtype):
     torch = require_torch()
     a = (np.arange(12).reshape(3, 4) % 5).astype(in_dtype)
@@ -163,6 +164,8 @@ def test_prod_of_integers_is_int64_and_dtype_argument_casts():
     check_against_torch(lambda x: x.prod(1), lambda x: x.prod(1), a)
     check_against_torch(lambda x: x.prod(1, dtype=learntorch.float64),
                         lambda x: x.prod(1, dtype=torch.float64), a.astype(np.float32))
+    check_against_torch(lambda x: x.prod(dtype=learntorch.int32),
+                        lambda x: x.prod(dtype=torch.int32), a.astype(np.int64))
 
 
 def test_prod_with_a_tuple_of_dims_is_a_type_error_like_torch():
