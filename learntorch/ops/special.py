@@ -4,6 +4,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..backends.reference import _erf
 from ._helpers import float_array, wrap
+from .unary import _check_tensor
 
 
 class Erf(Function):
@@ -13,13 +14,16 @@ class Erf(Function):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         a = float_array(x)
-        return wrap(_erf(a).astype(a.dtype))
+        # _erf maps a 0-dim array to a Python float: give it a 1-d view and shape it back
+        return wrap(np.asarray(_erf(a.reshape(-1)), dtype=a.dtype).reshape(a.shape))
 
     @staticmethod
     def backward(ctx, grad):
+        # d erf(x)/dx = 2/sqrt(pi) * e^(-x^2): the bell curve erf integrates
         x, = ctx.saved_tensors
         return grad * (2 / np.sqrt(np.pi)) * (-(x * x)).exp()
 
 
 def erf(input):
+    _check_tensor(input, "erf")
     return Erf.apply(input)
