@@ -7,27 +7,21 @@ underflowed 0.  Backward uses only the saved *output*:
 * softmax:     dx = y * (g - sum(g * y))
 * log_softmax: dx = g - exp(y) * sum(g)
 """
+import warnings
+
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
 from ._helpers import recording_gradient_graph, wrap
 
 
-def _float_input(x, dtype):
-    a = x._data
-    if dtype is not None:
-        return a.astype(_dtypes.to_dtype(dtype).np)
-    if not x._dtype.is_floating_point:
-        return a.astype(_dtypes.get_default_dtype().np)
-    return a
-
-
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim, dtype):
-        y = wrap(backends.current.softmax(_float_input(x, dtype), dim))
+    def forward(ctx, x, dim):
+        a = x._data
+        y = wrap(backends.current.softmax(a, dim) if a.size else a.copy())  # empty: nothing to do
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -35,17 +29,18 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
-        if recording_gradient_graph():
-            return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None, None
-        return wrap(backends.current.softmax_backward(y._data, grad._data, ctx.dim)), None, None
+        if recording_gradient_graph():  # create_graph=True: the same rule from tensor ops
+            return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
+        return wrap(backends.current.softmax_backward(y._data, grad._data, ctx.dim)), None
 
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim, dtype):
-        y = wrap(backends.current.log_softmax(_float_input(x, dtype), dim))
+    def forward(ctx, x, dim):
+        a = x._data
+        y = wrap(backends.current.log_softmax(a, dim) if a.size else a.copy())  # empty: nothing to do
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -54,20 +49,42 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         if recording_gradient_graph():
-            return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None, None
-        return wrap(backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)), None, None
+            return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        return wrap(backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)), None
 
 
-def _dim(input, dim):
+def _prepare(name, input, dim, dtype):
+    """Check ``dim``, cast to ``dtype`` first (as torch does) and refuse integer tensors."""
     if dim is None:
-        # torch's legacy implicit choice, kept for compatibility (with its warning's advice)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
-    return input._wrap_dim(dim)
+        raise TypeError(f"{name}() missing 1 required positional argument: 'dim' (the "
+                        f"dimension that sums to 1), e.g. x.{name}(dim=-1)")
+    d = input._wrap_dim(dim)
+    if dtype is not None:
+        # a recorded cast, so the gradient flows back in the input's dtype
+        input = input.to(_dtypes.to_dtype(dtype))
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(
+            f"{name}() is not implemented for {input._dtype} ('Long' in torch): it needs a "
+            f"floating point tensor; pass dtype=torch.float32 or convert with x.float()")
+    return input, d
 
 
 def softmax(input, dim=None, dtype=None):
-    return Softmax.apply(input, _dim(input, dim), dtype)
+    input, d = _prepare("softmax", input, dim, dtype)
+    return Softmax.apply(input, d)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    return LogSoftmax.apply(input, _dim(input, dim), dtype)
+    input, d = _prepare("log_softmax", input, dim, dtype)
+    return LogSoftmax.apply(input, d)
+
+
+def implicit_dim(name, ndim, stacklevel=3):
+    """torch.nn.functional's legacy choice when ``dim`` is omitted, with torch's warning.
+
+    Only ``nn.functional.softmax(x)`` may omit dim; ``torch.softmax(x)`` and
+    ``x.softmax()`` require it.
+    """
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
