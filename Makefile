@@ -1,0 +1,126 @@
+# learntorch: the README's two commands and the steps they share.
+#
+#   make lab     install everything, then open the course (chapters/) in JupyterLab
+#   make test    install everything, then run every test
+#
+# Both can be repeated: once installed, nothing is installed again until
+# pyproject.toml changes, so the second run starts at once.  `make help` lists
+# the other targets and the variables you can set (make test PYTEST_ARGS="-x").
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# --- Python and the virtual environment ------------------------------------
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+EXTRAS ?= jupyter,dev,oracle
+# Written after a successful install; it is newer than pyproject.toml exactly when
+# there is nothing left to install.  Its name lists the top-level packages, because
+# an editable install only knows the packages that existed when it ran: a new one
+# (widgets/, course/) changes the name and so triggers one re-install.
+TOP_PACKAGES := $(sort $(patsubst %/__init__.py,%,$(wildcard */__init__.py)))
+empty :=
+space := $(empty) $(empty)
+STAMP := $(VENV)/.installed-$(subst $(space),+,$(TOP_PACKAGES))
+# PyTorch is only the test oracle, pinned in the `oracle` extra.  On Linux, PyPI's
+# torch wheel is the multi-GB CUDA build; to take the ~200 MB CPU build instead,
+# point pip at PyTorch's CPU wheel index, for example:
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+PIP_INDEX_ARGS := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+
+# --- Debian/Ubuntu packages ------------------------------------------------
+# graphviz: `dot` draws the autograd graphs in the widgets.
+# chromium: the browser tests drive JupyterLab in it; about 300 MB, so it is off
+# unless asked for: make test WITH_CHROMIUM=1
+WITH_CHROMIUM ?= 0
+APT_PACKAGES := graphviz
+ifeq ($(WITH_CHROMIUM),1)
+APT_PACKAGES += chromium chromium-driver
+endif
+# Debian ships `python3 -m venv` separately (python3-venv); ask for it only when missing.
+APT_PACKAGES += $(shell $(PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 || echo $(notdir $(PYTHON))-venv)
+
+# --- Numba's compiled-kernel cache -----------------------------------------
+# Inside the repository (and git-ignored), so the second run of anything starts warm.
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+
+# --- pytest ------------------------------------------------------------------
+# Two worker processes (pytest-xdist) for the two cores CI has; 0 runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS ?=
+
+# --- JupyterLab --------------------------------------------------------------
+# Served on this machine only.  On a remote or headless machine, for example:
+#   make lab LAB_IP=0.0.0.0 LAB_ARGS=--no-browser
+LAB_IP ?= 127.0.0.1
+LAB_PORT ?= 8888
+LAB_ARGS ?=
+# Jupyter refuses to run as root unless told that it is meant.
+LAB_ROOT_ARG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: help system-deps venv lab test check bench api-table clean distclean
+
+help:
+	@echo "make lab          install everything, open the course (chapters/) in JupyterLab"
+	@echo "make test         install everything, run every test"
+	@echo "make venv         create $(VENV) and install learntorch with its extras ($(EXTRAS))"
+	@echo "make system-deps  install the Debian/Ubuntu packages: $(strip $(APT_PACKAGES))"
+	@echo "make check        run the tests only, installing nothing (PYTEST_ARGS=tests/ops)"
+	@echo "make bench        run the benchmarks (python -m benchmarks)"
+	@echo "make api-table    regenerate docs/api.md from the code"
+	@echo "make clean        remove caches and build files (keeps $(VENV)); distclean removes it too"
+	@echo "Variables: PYTHON=$(PYTHON) WITH_CHROMIUM=$(WITH_CHROMIUM) PYTEST_WORKERS=$(PYTEST_WORKERS)"
+	@echo "  PYTEST_ARGS='$(PYTEST_ARGS)' LAB_IP=$(LAB_IP) LAB_PORT=$(LAB_PORT) LAB_ARGS='$(LAB_ARGS)'"
+	@echo "  TORCH_INDEX='$(TORCH_INDEX)' NUMBA_CACHE_DIR=$(NUMBA_CACHE_DIR)"
+
+system-deps:
+	@bash scripts/system_deps.sh $(APT_PACKAGES)
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml | system-deps
+	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11))" 2>/dev/null || { \
+	  echo "learntorch needs Python >= 3.11, and '$(PYTHON)' is $$($(PYTHON) --version 2>&1)." >&2; \
+	  echo "  Install a newer Python and run: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; exit 1; }
+	@if ! $(PY) -m pip --version >/dev/null 2>&1; then \
+	  echo "creating the virtual environment $(VENV)"; \
+	  $(PYTHON) -m venv $(VENV) || { \
+	    echo "'$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install -y $(notdir $(PYTHON))-venv" >&2; \
+	    exit 1; }; \
+	fi
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(PIP_INDEX_ARGS) -e ".[$(EXTRAS)]"
+	@rm -f $(VENV)/.installed-* && touch $@
+
+lab: venv
+	$(VENV)/bin/jupyter lab --ip=$(LAB_IP) --port=$(LAB_PORT) $(LAB_ROOT_ARG) $(LAB_ARGS) chapters/
+
+test: venv
+	@$(MAKE) --no-print-directory check
+
+# The tests alone, in the environment as it is (no install step); for example
+#   make check PYTEST_ARGS=tests/ops PYTEST_WORKERS=0
+# pytest exits 5 when it collected no test: a failure here too, and it says why.
+check:
+	@echo "running the tests (NUMBA_CACHE_DIR=$(NUMBA_CACHE_DIR))"
+	@rc=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  echo "make: FAILED: pytest collected no tests (exit code 5). Check that tests/ is" \
+	       "there and that PYTEST_ARGS='$(PYTEST_ARGS)' selects some." >&2; \
+	fi; \
+	exit $$rc
+
+bench: venv
+	$(PY) -m benchmarks
+
+api-table: venv
+	$(PY) scripts/api_table.py
+
+clean:
+	rm -rf .numba_cache .pytest_cache .hypothesis build dist test-artifacts *.egg-info
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

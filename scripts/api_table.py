@@ -1,0 +1,493 @@
+"""Write docs/api.md: every public name of learntorch, next to its PyTorch twin.
+
+    python scripts/api_table.py            # regenerate docs/api.md
+    python scripts/api_table.py --check    # exit 1 (and say why) if docs/api.md is stale
+
+The table is found, not written: the names are read off the imported modules
+(``dir()``), the kinds off the objects, and the parameter lists off
+``inspect.signature`` -- or, for torch's C functions, which have no signature,
+off the first lines of their docstrings (``add(input, other, *, alpha=1, out=None)``).
+Only the notes below are written by hand, and only for what introspection cannot
+see (random streams, views, return types).  ``tests/test_project_api_table.py``
+regenerates the table and fails if the committed one differs, so the document
+cannot drift from the code.
+
+A name that torch lacks must be in ``LEARNTORCH_ONLY`` with the reason it exists:
+that list is the documented boundary of "the API is PyTorch's".
+"""
+import argparse
+import difflib
+import inspect
+import keyword
+import re
+import sys
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "docs" / "api.md"
+TORCH_VERSION = "2.13.0"
+
+# (learntorch namespace, torch namespace, what its members are)
+NAMESPACES = [
+    ("learntorch", "torch", "module"),
+    ("learntorch.Tensor", "torch.Tensor", "class"),
+    ("learntorch.autograd", "torch.autograd", "module"),
+]
+
+# Names with no torch twin of the same kind, and why they are there.  A name also
+# belongs here when torch has the name for something else (torch.ops is the
+# custom-operator registry, torch.autograd.graph holds hooks), so that nobody
+# reads the twin as an equivalent.
+LEARNTORCH_ONLY = {
+    "learntorch.backends": "learntorch's kernels: `set_backend(\"numba\" | \"numpy\" | obj)`, "
+                           "`use(...)` (torch.backends holds flags for cuDNN, MKL, ...)",
+    "learntorch.factories": "the module that defines the tensor factories; use the names it "
+                            "exports from `learntorch` itself",
+    "learntorch.ops": "the differentiable functions, one file per family (torch.ops is the "
+                      "custom-operator registry, unrelated)",
+    "learntorch.bool_": "alias of `learntorch.bool` (not in torch: write `torch.bool`)",
+    "learntorch.gelu": "torch has it only as `torch.nn.functional.gelu`: code calling "
+                       "`torch.gelu` will not run on PyTorch",
+    "learntorch.silu": "torch has it only as `torch.nn.functional.silu`: code calling "
+                       "`torch.silu` will not run on PyTorch",
+    "learntorch.softplus": "torch has it only as `torch.nn.functional.softplus`: code calling "
+                           "`torch.softplus` will not run on PyTorch",
+    "learntorch.autograd.AccumulateGrad": "the graph node that adds a gradient into a leaf's "
+                                          "`.grad` (torch's is internal and has no public name)",
+    "learntorch.autograd.BackwardNode": "the class of every `grad_fn` (torch: "
+                                        "`torch.autograd.graph.Node`)",
+    "learntorch.autograd.BackwardStep": "one step of `backward_steps`, for widgets and chapters",
+    "learntorch.autograd.backward_steps": "a backward pass that yields one node at a time, so "
+                                          "a widget can show gradients flowing",
+    "learntorch.autograd.engine": "the backward engine, one readable file",
+    "learntorch.autograd.graph": "graph introspection for widgets (`walk`, ...); torch's "
+                                 "module of this name holds saved-tensor hooks instead",
+    "learntorch.autograd.is_grad_enabled": "same as `learntorch.is_grad_enabled`; torch has it "
+                                           "only at the top level",
+}
+
+RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but not torch's "
+               "numbers (numpy's PCG64 stream)")
+INPLACE_NOTE = ("in place: on a view of a tensor that is part of the autograd graph it raises "
+                "RuntimeError (torch rewrites the base's history); clone() the view first")
+
+# What introspection cannot see, written down once (each was checked by hand).
+NOTES = {
+    "learntorch.get_rng_state": "returns an opaque state object, not torch's uint8 tensor; "
+                                "give it back to `set_rng_state`",
+    "learntorch.set_rng_state": "takes what `get_rng_state` returned, not a uint8 tensor",
+    "learntorch.Generator": RANDOM_NOTE,
+    "learntorch.cuda": "`is_available()` is False without a GPU; see DESIGN.md for the CUDA "
+                       "backend",
+    "learntorch.Tensor.to": "dtype and device conversion; `non_blocking`, `copy` and "
+                            "`memory_format` as torch's",
+}
+
+# Random-number functions and in-place random fills: the streams differ from torch's.
+RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+                "bernoulli", "multinomial", "normal", "manual_seed", "seed", "initial_seed",
+                "uniform_", "normal_", "random_", "exponential_", "bernoulli_", "geometric_",
+                "cauchy_", "log_normal_"}
+
+# Parameters that torch offers on nearly every function and learntorch on few: the
+# table names them once (in the header) instead of in every row.
+COMMON_TORCH_ONLY_PARAMS = ("out", "layout", "pin_memory", "memory_format", "generator")
+
+
+# ---------------------------------------------------------------- kinds
+def kind_of_member(namespace, name):
+    """'module', 'class', 'function', 'dtype' or 'value' (module members);
+    'method' or 'property' (class members)."""
+    if inspect.isclass(namespace):
+        attr = inspect.getattr_static(namespace, name)
+        if isinstance(attr, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
+            return "property"
+        if isinstance(attr, (staticmethod, classmethod)) or callable(attr):
+            return "method"
+        return "value"
+    obj = getattr(namespace, name)
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    if type(obj).__name__ == "dtype":  # learntorch.dtype and torch.dtype alike
+        return "dtype"
+    if callable(obj):
+        return "function"
+    return "value"
+
+
+def coarse_kind(kind):
+    """What code can rely on: calling it, reading it as an attribute, importing from it."""
+    return {"class": "callable", "function": "callable", "method": "callable",
+            "dtype": "value"}.get(kind, kind)
+
+
+# ---------------------------------------------------------------- signatures
+def signature_params(obj, drop_first):
+    """[(name, kind)] from inspect.signature, or None where it has none.
+
+    ``drop_first`` drops ``self`` of an unbound method, which torch's documented
+    signatures leave out too."""
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if drop_first and params and params[0].kind in (params[0].POSITIONAL_ONLY,
+                                                    params[0].POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    return [(p.name, p.kind) for p in params]
+
+
+def is_generic(params):
+    """True for ``(*args, **kwargs)``: a wrapper whose real signature is elsewhere."""
+    kinds = {k for _, k in params}
+    return bool(params) and kinds <= {inspect.Parameter.VAR_POSITIONAL,
+                                      inspect.Parameter.VAR_KEYWORD}
+
+
+def split_top_level(text):
+    """Split 'a, b=(1, 2), *, c=None' at the commas outside brackets."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _call_text(line, name):
+    """The text between the parentheses of ``name(...)`` on a docstring line, or None."""
+    match = re.match(r"^\s*(?:\.\. function:: |\.\. method:: )?(?:torch\.|Tensor\.)?"
+                     + re.escape(name) + r"\(", line)
+    if not match:
+        return None
+    depth, start = 1, match.end()
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[start:i]
+    return None
+
+
+def documented_overloads(obj, name):
+    """Torch's documented signatures of ``name``: a list of (positional, keyword) name lists.
+
+    Read off docstring lines like ``sum(input, dim, keepdim=False, *, dtype=None) -> Tensor``
+    (an op with several overloads documents each, some after ``.. function::``)."""
+    overloads = []
+    for line in (getattr(obj, "__doc__", None) or "").splitlines():
+        text = _call_text(line, name)
+        if text is None:
+            continue
+        positional, keyword, in_keywords = [], [], False
+        for part in split_top_level(text.replace("\\", "")):  # `\*` in reST is `*`
+            if part == "*":
+                in_keywords = True
+                continue
+            if part.startswith("**"):
+                continue
+            star = part.startswith("*")
+            pname = re.split(r"[=:\s]", part.lstrip("*"), maxsplit=1)[0]
+            if not pname.isidentifier() or pname == "self":
+                continue
+            (keyword if in_keywords else positional).append(pname)
+            in_keywords = in_keywords or star
+        overloads.append((positional, keyword))
+    return overloads
+
+
+def schema_overloads(name, is_method):
+    """The overloads of the ATen operator ``name``, from which torch's C bindings are made.
+
+    Docstrings are written by hand and lag behind (``Tensor.div`` documents ``value``
+    for what is really ``other``); the operator schemas are what the argument parser
+    uses.  ``self`` is the tensor a method is called on, and ``input`` in ``torch.*``."""
+    import torch
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator("aten::" + name)
+    except Exception:  # a private API: without it the docstrings still answer
+        return []
+    # TorchScript registers overloads of its own under the same names (add.int(int a,
+    # int b), mul.left_t(t[] l, int n)); an op that takes tensors at all is only
+    # callable from Python with a tensor, so keep the overloads that take one
+    def takes_tensor(schema):
+        return any("Tensor" in str(arg.type) for arg in schema.arguments)
+    if any(takes_tensor(schema) for schema in schemas):
+        schemas = [schema for schema in schemas if takes_tensor(schema)]
+    overloads = []
+    for schema in schemas:
+        args = schema.arguments
+        # TorchScript's own overloads on Python scalars (tensor.bool(bool t), round.int(int a))
+        # are not callable from Python as torch.*: leave them out
+        # ... and names their arguments a, b, l, t; ATen's own ops use self or a word
+        if args and (len(args[0].name) == 1 or (
+                args[0].name == "self" and str(args[0].type) in ("int", "float", "str"))):
+            continue
+        positional, keyword = [], []
+        for arg in args:
+            if arg.is_out:  # out=, or max.dim_max's (max, max_values): torch-only outputs
+                continue
+            pname = arg.name
+            if pname == "self":
+                if is_method:  # the tensor the method is called on
+                    continue
+                pname = "input"
+            (keyword if arg.kwarg_only else positional).append(pname)
+        overloads.append((positional, keyword))
+    return overloads
+
+
+def split_params(params):
+    """(positional names, keyword-only names) of an inspect parameter list; **kwargs left out."""
+    positional = [n for n, k in params if k in (inspect.Parameter.POSITIONAL_ONLY,
+                                                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                inspect.Parameter.VAR_POSITIONAL)]
+    keyword = [n for n, k in params if k == inspect.Parameter.KEYWORD_ONLY]
+    return positional, keyword
+
+
+def fmt(positional, keyword=()):
+    return "(" + ", ".join(list(positional) + (["*"] + list(keyword) if keyword else [])) + ")"
+
+
+def torch_overloads(torch_obj, name, is_method):
+    """Torch's signatures of ``name``, as lists of (positional, keyword) names.
+
+    Returns (all, best): ``all`` gathers every source (to be lenient about names),
+    ``best`` is the most reliable one alone (to say what torch has that learntorch
+    lacks): inspect.signature for Python functions, else the operator schemas, else
+    the docstrings."""
+    params = signature_params(torch_obj, drop_first=is_method)
+    if params is not None and not is_generic(params):
+        overloads = [split_params(params)]
+        return overloads, overloads
+    documented = documented_overloads(torch_obj, name)
+    if is_method:
+        # Tensor.x's docstring often only says "See torch.x": take torch.x's, minus `input`
+        import torch
+        function = getattr(torch, name, None)
+        if callable(function):
+            documented += [(pos[1:], kw) for pos, kw in documented_overloads(function, name)
+                           if pos[:1] == ["input"]]
+    schemas = schema_overloads(name, is_method)
+    return documented + schemas, schemas or documented
+
+
+def compare_signatures(lt_obj, torch_obj, name, is_method):
+    """(verdict, note): verdict is 'same', 'subset', 'names', 'differs' or '' (not checked).
+
+    Torch's parameters from COMMON_TORCH_ONLY_PARAMS are left out of the comparison."""
+    lt_params = signature_params(lt_obj, drop_first=is_method)
+    if lt_params is None or is_generic(lt_params):
+        return "", ""
+    overloads, best = torch_overloads(torch_obj, name, is_method)
+    if not overloads:
+        return "", ""
+    # learntorch spells Python keywords with a trailing underscore (random_(from_, to)):
+    # torch's `from` cannot be passed by name either, so only the position matters
+    lt_params = [(n[:-1] if n.endswith("_") and keyword.iskeyword(n[:-1]) else n, k)
+                 for n, k in lt_params]
+    known = {n for pos, kw in overloads for n in pos + kw}
+    common = set(COMMON_TORCH_ONLY_PARAMS)
+    overloads = [([n for n in pos if n not in common], [n for n in kw if n not in common])
+                 for pos, kw in overloads]
+    lt_params = [(n, k) for n, k in lt_params if n not in common or n not in known]
+    lt_pos, lt_kw = split_params(lt_params)
+    shown = " or ".join(fmt(pos, kw) for pos, kw in _unique(overloads)[:4])
+    unknown = [n for n in lt_pos + lt_kw if n not in known]
+    if unknown:
+        return "differs", (f"torch has no parameter {', '.join(unknown)}: learntorch "
+                           f"{fmt(lt_pos, lt_kw)}, torch {shown}")
+    best_names = {n for pos, kw in best for n in pos + kw}
+    torch_only = sorted(best_names - common - set(lt_pos) - set(lt_kw))
+    kw_here_positional_there = [n for n in lt_kw if all(n not in kw for pos, kw in overloads
+                                                        if n in pos + kw)]
+    if any(pos == lt_pos for pos, _ in overloads) and not torch_only \
+            and not kw_here_positional_there:
+        return "same", ""
+    notes = []
+    if torch_only:
+        notes.append("torch also accepts " + ", ".join(torch_only))
+    if kw_here_positional_there:
+        notes.append(f"keyword-only here, positional in torch: "
+                     f"{', '.join(kw_here_positional_there)}")
+    if any(pos[:len(lt_pos)] == lt_pos for pos, _ in overloads) and not kw_here_positional_there:
+        return "subset", "; ".join(notes)
+    notes.append(f"positional order differs: learntorch {fmt(lt_pos, lt_kw)}, torch {shown}")
+    return "names", "; ".join(notes)
+
+
+def _unique(items):
+    seen, out = set(), []
+    for pos, kw in items:
+        key = (tuple(pos), tuple(kw))
+        if key not in seen:
+            seen.add(key)
+            out.append((pos, kw))
+    return out
+
+
+# ---------------------------------------------------------------- the table
+def resolve(dotted):
+    import importlib
+    parts = dotted.split(".")
+    obj = importlib.import_module(parts[0])
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def public_names(namespace):
+    return sorted(n for n in dir(namespace) if not n.startswith("_"))
+
+
+def rows_for(lt_path, torch_path):
+    """One dict per public name of ``lt_path``."""
+    lt_ns, torch_ns = resolve(lt_path), resolve(torch_path)
+    is_class = inspect.isclass(lt_ns)
+    rows = []
+    for name in public_names(lt_ns):
+        qualified = f"{lt_path}.{name}"
+        kind = kind_of_member(lt_ns, name)
+        torch_kind = kind_of_member(torch_ns, name) if hasattr(torch_ns, name) else None
+        only = LEARNTORCH_ONLY.get(qualified)
+        notes, verdict = [], ""
+        if only is not None:
+            twin = "—"
+            notes.append("learntorch only: " + only)
+        elif torch_kind is None:
+            twin = "—"
+            notes.append("MISSING FROM TORCH: rename it to torch's name, or add it to "
+                         "LEARNTORCH_ONLY in scripts/api_table.py with the reason")
+        else:
+            twin = f"`{torch_path}.{name}`"
+            if coarse_kind(kind) != coarse_kind(torch_kind):
+                notes.append(f"KIND DIFFERS: a {kind} here, a {torch_kind} in torch")
+            elif kind != torch_kind and {kind, torch_kind} == {"class", "function"}:
+                notes.append(f"a {kind} here, a {torch_kind} in torch (both are called the "
+                             "same way)")
+            if kind in ("function", "class", "method"):
+                verdict, sig_note = compare_signatures(getattr(lt_ns, name),
+                                                       getattr(torch_ns, name), name,
+                                                       is_method=is_class and kind == "method")
+                if sig_note:
+                    notes.append(sig_note)
+        if name in RANDOM_NAMES:
+            notes.append(RANDOM_NOTE)
+        if is_class and kind == "method" and name.endswith("_") and name not in (
+                "requires_grad_", "detach_") and name not in RANDOM_NAMES:
+            notes.append(INPLACE_NOTE)
+        if qualified in NOTES:
+            notes.append(NOTES[qualified])
+        rows.append({"name": name, "qualified": qualified, "kind": kind, "torch": twin,
+                     "torch_kind": torch_kind, "signature": verdict, "notes": notes,
+                     "learntorch_only": only is not None})
+    return rows
+
+
+def operators(lt_ns, torch_ns):
+    """The Python operators (dunder methods) a class defines that torch's also has."""
+    own = {n for klass in lt_ns.__mro__[:-1] for n in vars(klass)
+           if n.startswith("__") and n.endswith("__")}
+    return sorted(n for n in own if hasattr(torch_ns, n) and callable(getattr(lt_ns, n))
+                  and n not in ("__init__", "__new__", "__init_subclass__", "__subclasshook__",
+                                "__class_getitem__", "__reduce_ex__", "__reduce__",
+                                "__getstate__", "__setstate__", "__dir__"))
+
+
+def escape(text):
+    return text.replace("|", "\\|")
+
+
+HEADER = """\
+# learntorch's API, next to PyTorch's
+
+`import learntorch as torch` runs code written for PyTorch when it sticks to the names below.
+Each public name of `learntorch`, `learntorch.Tensor` and `learntorch.autograd` has a row: its
+kind, its PyTorch {torch_version} twin, whether the parameters agree, and what differs.
+
+This file is generated by `python scripts/api_table.py` (or `make api-table`) from the code
+itself; `tests/test_project_api_table.py` fails when it is out of date, when a name has no
+torch twin of the same kind without a documented reason, or when a checked signature drifts.
+
+Columns:
+- **kind**: module, class, function, dtype or value (module members); method or property
+  (Tensor members).
+- **torch**: the same name in PyTorch; `—` for a learntorch-only name (its reason is in the notes).
+- **parameters**: how learntorch's parameter list compares with torch's. Torch's is read with
+  `inspect.signature` where it has one (Python functions); torch's C functions have none, so
+  their docstrings and ATen operator schemas are read instead, all overloads together.
+  `same`: the same names, the same ones positional, in the same order. `subset`: the same,
+  but torch accepts more (named in the notes). `names`: every name is torch's, but which are
+  positional differs (notes). `differs`: learntorch has a parameter name that torch lacks
+  (notes). Empty: not compared (a `*args, **kwargs` wrapper, a property, or no torch twin).
+  Rows do not repeat what holds everywhere: learntorch has no `out=`, `layout=`,
+  `pin_memory=`, `memory_format=` or `generator=` unless its own signature names them.
+
+What holds for every row:
+- dtypes: float32 by default, float64, float16, int64, int32, int16, int8, uint8 and bool;
+  type promotion is torch's.
+- devices: `'cpu'`, and `'cuda'` where a GPU and numba-cuda are present; mixing devices in one
+  op is an error, as in torch.
+- errors: wrong input raises torch's exception type (RuntimeError, TypeError, ValueError,
+  IndexError) with a message naming the shapes or dtypes and the fix.
+- random numbers: reproducible from `manual_seed`, but a different stream from torch's.
+"""
+
+
+def render():
+    import learntorch
+    import torch
+    if torch.__version__.split("+")[0] != TORCH_VERSION:
+        raise SystemExit(f"the table compares with torch {TORCH_VERSION}, and torch "
+                         f"{torch.__version__} is installed: pip install torch=={TORCH_VERSION}")
+    out = [HEADER.format(torch_version=TORCH_VERSION)]
+    for lt_path, torch_path, _ in NAMESPACES:
+        rows = rows_for(lt_path, torch_path)
+        out.append(f"\n## `{lt_path}` ({len(rows)} names)\n")
+        if lt_path == "learntorch.Tensor":
+            ops = operators(learntorch.Tensor, torch.Tensor)
+            out.append("Python operators and protocols: " + ", ".join(f"`{o}`" for o in ops)
+                       + ".\n")
+        out.append("| name | kind | torch | parameters | notes |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for r in rows:
+            out.append(f"| `{r['name']}` | {r['kind']} | {r['torch']} | {r['signature']} | "
+                       f"{escape('; '.join(r['notes']))} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if docs/api.md differs from what the code gives")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = TABLE.read_text(encoding="utf-8") if TABLE.exists() else ""
+        if current != text:
+            diff = difflib.unified_diff(current.splitlines(), text.splitlines(),
+                                        "docs/api.md (committed)", "docs/api.md (from the code)",
+                                        lineterm="", n=0)
+            print("\n".join(diff))
+            print("docs/api.md is out of date: run `python scripts/api_table.py` "
+                  "(or `make api-table`) and commit it.", file=sys.stderr)
+            return 1
+        return 0
+    TABLE.parent.mkdir(parents=True, exist_ok=True)
+    TABLE.write_text(text, encoding="utf-8")
+    print(f"wrote {TABLE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
