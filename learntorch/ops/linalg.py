@@ -5,8 +5,10 @@ For C = A @ B the two backward rules are
     dA = dC @ B^T        dB = A^T @ dC
 
 and with batch dimensions that were broadcast, the engine sums dA and dB
-back over them.  The forward calls the backend's ``matmul`` (BLAS through
-numpy), the fastest matrix product on a CPU.
+back over them.  A 1-D operand acts as a matrix with one row (on the left)
+or one column (on the right), and that extra dimension is removed again
+from the result and from its gradient.  The forward calls the backend's
+``matmul`` (BLAS through numpy), the fastest matrix product on a CPU.
 """
 import numpy as np
 
@@ -16,7 +18,7 @@ from ._helpers import check_same_device, wrap
 
 
 class Matmul(Function):
-    node_name = "MmBackward0"
+    """A @ B for any ranks >= 1; torch names the node after the case (the subclasses)."""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -26,89 +28,36 @@ class Matmul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = grad @ b.mT if ctx.needs_input_grad[0] else None
-        gb = a.mT @ grad if ctx.needs_input_grad[1] else None
+        # make vectors matrices (a row on the left, a column on the right), grad to match
+        a_vec, b_vec = a.ndim == 1, b.ndim == 1
+        a2 = a.unsqueeze(0) if a_vec else a
+        b2 = b.unsqueeze(-1) if b_vec else b
+        g = grad.unsqueeze(-1) if b_vec else grad
+        g = g.unsqueeze(-2) if a_vec else g
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = g @ b2.mT  # dA = dC @ B^T
+            ga = ga.squeeze(-2) if a_vec else ga
+        if ctx.needs_input_grad[1]:
+            gb = a2.mT @ g  # dB = A^T @ dC
+            gb = gb.squeeze(-1) if b_vec else gb
         return ga, gb
 
 
-class BatchedMatmul(Matmul):
-    node_name = "BmmBackward0"
+class Mm(Matmul):
+    node_name = "MmBackward0"  # matrix @ matrix
 
 
-def _check(a, b, name):
-    check_same_device(a, b)
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
-                           f"{a._dtype} != {b._dtype}. Convert one, e.g. b.to(a.dtype)")
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"{name}: both arguments need at least 1 dimension, but got "
-                           f"{a.ndim}D and {b.ndim}D tensors")
+class Mv(Matmul):
+    node_name = "MvBackward0"  # matrix @ vector
 
 
-def _shape_error(a, b):
-    sa, sb = list(a.shape), list(b.shape)
-    return RuntimeError(
-        f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, sa[-2:] if len(sa) > 1 else [1] + sa))} "
-        f"and {'x'.join(map(str, sb[-2:] if len(sb) > 1 else sb + [1]))}): the last dimension of the "
-        f"first ({sa[-1]}) must equal the {'first' if len(sb) == 1 else 'second-to-last'} dimension "
-        f"of the second ({sb[-2] if len(sb) > 1 else sb[0]}); full shapes {sa} and {sb}")
-
-
-def matmul(input, other):
-    _check(input, other, "matmul")
-    a, b = input, other
-    k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if a.shape[-1] != k_b:
-        raise _shape_error(a, b)
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
-    squeeze_a, squeeze_b = a.ndim == 1, b.ndim == 1
-    if squeeze_a:
-        a = a.unsqueeze(0)
-    if squeeze_b:
-        b = b.unsqueeze(-1)
-    if a.ndim > 2 or b.ndim > 2:
-        from .broadcast import broadcast_shapes
-        try:
-            broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        except RuntimeError:
-            raise RuntimeError(
-                f"matmul: batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} cannot "
-                f"be broadcast (full shapes {list(input.shape)} and {list(other.shape)})") from None
-        out = BatchedMatmul.apply(a, b)
-    else:
-        out = Matmul.apply(a, b)
-    if squeeze_a:
-        out = out.squeeze(-2)
-    if squeeze_b:
-        out = out.squeeze(-1)
-    return out
-
-
-def mm(input, mat2):
-    _check(input, mat2, "mm")
-    if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}D and {mat2.ndim}D "
-                           f"(shapes {list(input.shape)} and {list(mat2.shape)}); use matmul "
-                           "for other shapes")
-    if input.shape[1] != mat2.shape[0]:
-        raise _shape_error(input, mat2)
-    return Matmul.apply(input, mat2)
-
-
-def bmm(input, mat2):
-    _check(input, mat2, "bmm")
-    if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor; bmm expects 3-D tensors, got shapes "
-                           f"{list(input.shape)} and {list(mat2.shape)}")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    return BatchedMatmul.apply(input, mat2)
+class Bmm(Matmul):
+    node_name = "BmmBackward0"  # batches of matrices (torch's N-D matmul shows a view node)
 
 
 class Dot(Function):
+    """The dot product of two vectors: d(a . b)/da = b, d(a . b)/db = a."""
     node_name = "DotBackward0"
 
     @staticmethod
@@ -122,10 +71,98 @@ class Dot(Function):
         return grad * b, grad * a
 
 
+# ---------------------------------------------------------------- checks (torch's messages)
+def _sizes(shape):
+    return "x".join(map(str, shape))
+
+
+def _check_operands(a, b, name):
+    check_same_device(a, b)
+    if a._dtype is not b._dtype:
+        if name == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{a._dtype} and {b._dtype}. Convert one, e.g. b.to(a.dtype)")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a._dtype} != "
+                           f"{b._dtype} ({name} does not promote types; convert one, e.g. "
+                           "b.to(a.dtype))")
+    if a._dtype.name == "bool":
+        raise NotImplementedError(f"{name} is not implemented for bool tensors ('Bool' in torch);"
+                                  " convert first, e.g. a.float() or a.long()")
+
+
+def _mat_error(sa, sb, what):
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({_sizes(sa)} and {_sizes(sb)}): {what}")
+
+
+def matmul(input, other):
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D; use * to multiply by a number")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    _check_operands(a, b, "matmul")
+    full = f"shapes {list(a.shape)} and {list(b.shape)}"
+    if b.ndim == 1:
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({a.shape[-2]}), mat ({_sizes(a.shape[-2:])}), vec "
+                f"({b.shape[0]}): the matrix has {a.shape[-1]} columns but the vector {b.shape[0]}"
+                f" elements ({full})")
+        return (Mv if a.ndim == 2 else Bmm).apply(a, b)
+    rows_a = a.shape[-2:] if a.ndim > 1 else (1, a.shape[0])
+    if rows_a[-1] != b.shape[-2]:
+        raise _mat_error(rows_a, b.shape[-2:], f"the last dim of the first ({rows_a[-1]}) must "
+                         f"equal the second-to-last dim of the second ({b.shape[-2]}); {full}")
+    if a.ndim == 1 and b.ndim == 2:  # vector @ matrix: as a one-row matrix, like torch
+        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+    if a.ndim == 2 and b.ndim == 2:
+        return Mm.apply(a, b)
+    from .broadcast import broadcast_shapes
+    try:
+        broadcast_shapes(a.shape[:-2] if a.ndim > 1 else (), b.shape[:-2])
+    except RuntimeError:
+        raise RuntimeError(
+            f"matmul: the batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} cannot "
+            f"be broadcast together ({full}): each pair, aligned from the right, must be equal "
+            "or 1") from None
+    return Bmm.apply(a, b)
+
+
+def mm(input, mat2):
+    for t, name in ((input, "self"), (mat2, "mat2")):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix: mm takes 2-D tensors, got shapes "
+                               f"{list(input.shape)} and {list(mat2.shape)}; use matmul (@) "
+                               "for vectors and batches")
+    _check_operands(input, mat2, "mm")
+    if input.shape[1] != mat2.shape[0]:
+        raise _mat_error(input.shape, mat2.shape, f"the columns of the first ({input.shape[1]}) "
+                         f"must equal the rows of the second ({mat2.shape[0]})")
+    return Mm.apply(input, mat2)
+
+
+def bmm(input, mat2):
+    for t, name in ((input, "batch1"), (mat2, "batch2")):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor: bmm takes (batch, n, m) and "
+                               f"(batch, m, p), got shapes {list(input.shape)} and "
+                               f"{list(mat2.shape)}; use matmul (@) to broadcast batches")
+    _check_operands(input, mat2, "bmm")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]"
+            f". (shapes {list(input.shape)} and {list(mat2.shape)})")
+    return Bmm.apply(input, mat2)
+
+
 def dot(input, other):
-    _check(input, other, "dot")
     if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+                           f" (shapes {list(input.shape)} and {list(other.shape)})")
+    _check_operands(input, other, "dot")
     if input.shape[0] != other.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{other.shape[0]}] to have the same number of elements, but got "
@@ -134,9 +171,11 @@ def dot(input, other):
 
 
 def outer(input, vec2):
-    if input.ndim != 1 or vec2.ndim != 1:
-        raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(input.shape)} and "
-                           f"{list(vec2.shape)}")
+    """out[i, j] = input[i] * vec2[j]: a broadcast product, so types promote as in ``*``."""
+    for t, name in ((input, "self"), (vec2, "vec2")):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D "
+                               f"(shape {list(t.shape)})")
     return input.unsqueeze(1) * vec2.unsqueeze(0)
 
 
@@ -145,6 +184,12 @@ ger = outer
 
 # ---------------------------------------------------------------- einsum
 class Einsum(Function):
+    """einsum with named dims; the gradient of each operand is itself an einsum.
+
+    For out = einsum("ij,jk->ik", A, B): dA = einsum("ik,jk->ij", dOut, B).  In
+    general: swap the operand's subscripts with the output's.  Letters that only
+    this operand had were summed away, so the gradient is broadcast back over them.
+    """
     node_name = "EinsumBackward0"
 
     @staticmethod
@@ -158,7 +203,7 @@ class Einsum(Function):
         operands = ctx.saved_tensors
         inputs, out = ctx.spec.split("->")
         terms = inputs.split(",")
-        grads = [None]
+        grads = [None]  # the equation string gets no gradient
         for i, term in enumerate(terms):
             if not ctx.needs_input_grad[i + 1]:
                 grads.append(None)
@@ -168,47 +213,70 @@ class Einsum(Function):
             kept = "".join(c for c in term if c in available)
             spec = ",".join([out] + [t for t, _ in others]) + "->" + kept
             g = einsum(spec, grad, *[o for _, o in others])
-            # letters only this operand had were summed away: broadcast the gradient back over them
-            shape = [operands[i].shape[k] if c in available else 1 for k, c in enumerate(term)]
-            grads.append(g.reshape(shape).expand(operands[i].shape))
+            # letters only this operand had: size 1, then broadcast back to the operand's size
+            # (so are size-1 letters that einsum broadcast; the engine sums the reverse case)
+            sizes = iter(g.shape)
+            g = g.reshape([next(sizes) if c in available else 1 for c in term])
+            grads.append(g.expand([max(gs, s) for gs, s in zip(g.shape, operands[i].shape)]))
         return tuple(grads)
 
 
-def _parse_einsum(equation, n):
+def _parse_einsum(equation, operands):
+    """Split ``equation`` into one subscript string per operand and the output's, or raise."""
     eq = equation.replace(" ", "")
     if "." in eq:
         raise NotImplementedError("einsum with '...' is not supported yet; name every dimension "
                                   "with a letter, e.g. 'bij,bjk->bik'")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs = eq
+    lhs, arrow, rhs = eq.partition("->")
+    for k, c in enumerate(lhs + rhs):
+        if not (c.isascii() and c.isalpha()) and c != ",":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {k} in the equation "
+                               f"string {equation!r}, subscripts must be in [a-zA-Z]")
+    if not arrow:  # implicit output: the letters used once, in alphabetical order
         letters = lhs.replace(",", "")
         rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     terms = lhs.split(",")
-    if len(terms) != n:
-        raise ValueError(f"einsum(): the equation {equation!r} names {len(terms)} operands but "
-                         f"{n} were given")
+    if len(terms) != len(operands):
+        raise RuntimeError(
+            f"einsum(): {'fewer' if len(operands) < len(terms) else 'more'} operands were "
+            f"provided than specified in the equation: {equation!r} names {len(terms)}, "
+            f"{len(operands)} given")
+    for c in rhs:
+        if rhs.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                               "output")
+        if c not in lhs:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation "
+                               "for any input operand")
     for term in terms:
         if len(set(term)) != len(term):
-            raise NotImplementedError(f"einsum(): repeated index within one operand ({term!r}, a "
-                                      "diagonal/trace) is not supported; use torch.diagonal/trace")
+            raise NotImplementedError(f"einsum(): a repeated index within one operand ({term!r}, "
+                                      "a diagonal or trace) is not supported; use "
+                                      "torch.diagonal or a mask")
     return terms, rhs
 
 
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    terms, rhs = _parse_einsum(equation, len(operands))
+    terms, rhs = _parse_einsum(equation, operands)
     sizes = {}
-    for term, op in zip(terms, operands):
+    for i, (term, op) in enumerate(zip(terms, operands)):
         if len(term) != op.ndim:
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term)}) "
                                f"does not match the number of dimensions ({op.ndim}) for operand "
-                               f"with shape {list(op.shape)} (subscripts {term!r})")
+                               f"{i} (shape {list(op.shape)}, subscripts {term!r}) and no "
+                               "ellipsis was given")
         for c, s in zip(term, op.shape):
-            if sizes.setdefault(c, s) != s and s != 1 and sizes[c] != 1:
-                raise RuntimeError(f"einsum(): operands do not broadcast: subscript '{c}' has "
-                                   f"size {sizes[c]} and {s}")
+            seen = sizes.setdefault(c, s)
+            if s != seen and 1 not in (s, seen):
+                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            sizes[c] = max(s, seen)
     check_same_device(*operands)
+    dtypes = {op._dtype for op in operands}
+    if len(dtypes) > 1:
+        raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "
+                           f"{' and '.join(sorted(str(d) for d in dtypes))}; convert first, "
+                           "e.g. b.to(a.dtype)")
     return Einsum.apply(",".join(terms) + "->" + rhs, *operands)
