@@ -10,9 +10,27 @@ Each backward has two paths that compute the same thing:
 """
 import numpy as np
 
-from .. import backends
+from .. import _dtypes, backends
+from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import float_array, recording_gradient_graph, wrap
+from .unary import _check_tensor
+
+
+def _floating_only(x, kernel):
+    """gelu, silu and softplus are defined for floating tensors only (torch's error)."""
+    if not x._dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x._dtype}': convert the "
+                                  "tensor first, e.g. x.float()")
+
+
+def _kernel(fn, *arrays):
+    """``fn(*arrays)`` for a backend kernel; 0-dim arrays go in as 1-d (kernels loop over
+    elements) and inf/nan results raise no numpy warning."""
+    with np.errstate(all="ignore"):
+        if arrays[0].ndim == 0:
+            return np.asarray(fn(*(a.reshape(1) for a in arrays))).reshape(())
+        return fn(*arrays)
 
 
 class Tanh(Function):
@@ -20,7 +38,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(backends.current.tanh(float_array(x)))
+        y = wrap(_kernel(backends.current.tanh, float_array(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -29,7 +47,7 @@ class Tanh(Function):
         y, = ctx.saved_tensors
         if recording_gradient_graph():
             return grad * (1 - y * y)
-        return wrap(backends.current.tanh_backward(y._data, grad._data))
+        return wrap(_kernel(backends.current.tanh_backward, y._data, grad._data))
 
 
 class Sigmoid(Function):
@@ -37,7 +55,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(backends.current.sigmoid(float_array(x)))
+        y = wrap(_kernel(backends.current.sigmoid, float_array(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -46,7 +64,7 @@ class Sigmoid(Function):
         y, = ctx.saved_tensors
         if recording_gradient_graph():
             return grad * y * (1 - y)
-        return wrap(backends.current.sigmoid_backward(y._data, grad._data))
+        return wrap(_kernel(backends.current.sigmoid_backward, y._data, grad._data))
 
 
 class Relu(Function):
@@ -54,7 +72,10 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(backends.current.relu(x._data))
+        if x._dtype is _dtypes.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu: convert the mask first, "
+                               "e.g. x.float()")
+        y = wrap(_kernel(backends.current.relu, x._data))
         ctx.save_for_backward(y)  # relu'(x) = (y > 0): the output is enough
         return y
 
@@ -63,7 +84,7 @@ class Relu(Function):
         y, = ctx.saved_tensors
         if recording_gradient_graph():
             return grad * (y > 0)
-        return wrap(backends.current.relu_backward(y._data, grad._data))
+        return wrap(_kernel(backends.current.relu_backward, y._data, grad._data))
 
 
 class Gelu(Function):
@@ -71,12 +92,13 @@ class Gelu(Function):
 
     @staticmethod
     def forward(ctx, x, approximate):
+        _floating_only(x, "GeluKernelImpl")
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        a = float_array(x)
+        a = x._data
         if approximate == "tanh":
-            return wrap(_gelu_tanh(a))
-        return wrap(backends.current.gelu(a))
+            return wrap(_kernel(_gelu_tanh, a))
+        return wrap(_kernel(backends.current.gelu, a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,7 +113,7 @@ class Gelu(Function):
             cdf = 0.5 * (1 + _erf_tensor(x / np.sqrt(2)))
             pdf = (-0.5 * x * x).exp() / np.sqrt(2 * np.pi)
             return grad * (cdf + x * pdf), None
-        return wrap(backends.current.gelu_backward(x._data, grad._data)), None
+        return wrap(_kernel(backends.current.gelu_backward, x._data, grad._data)), None
 
 
 def _gelu_tanh(a):
@@ -109,8 +131,9 @@ class Silu(Function):
 
     @staticmethod
     def forward(ctx, x):
+        _floating_only(x, "silu_cpu")
         ctx.save_for_backward(x)
-        return wrap(backends.current.silu(float_array(x)))
+        return wrap(_kernel(backends.current.silu, x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -118,7 +141,7 @@ class Silu(Function):
         if recording_gradient_graph():
             s = x.sigmoid()
             return grad * s * (1 + x * (1 - s))
-        return wrap(backends.current.silu_backward(x._data, grad._data))
+        return wrap(_kernel(backends.current.silu_backward, x._data, grad._data))
 
 
 class Softplus(Function):
@@ -126,14 +149,16 @@ class Softplus(Function):
 
     @staticmethod
     def forward(ctx, x, beta, threshold):
+        _floating_only(x, "softplus_cpu")
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
-        a = float_array(x)
-        bx = a * beta
-        # log(1 + e^bx) / beta, computed as logaddexp so that large bx cannot overflow;
-        # above the threshold torch returns x itself
-        out = np.where(bx > threshold, a, np.logaddexp(0, bx) / beta)
-        return wrap(out.astype(a.dtype, copy=False))
+        a = x._data
+        with np.errstate(all="ignore"):
+            bx = a * beta
+            # log(1 + e^bx) / beta, computed as logaddexp so that large bx cannot overflow;
+            # above the threshold torch returns x itself
+            out = np.where(bx > threshold, a, np.logaddexp(0, bx) / beta)
+        return wrap(np.asarray(out, dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -143,70 +168,109 @@ class Softplus(Function):
 
 
 class Clamp(Function):
-    node_name = "ClampBackward1"
+    """clamp(x, min, max) = min(max(x, min), max); the bounds are numbers, tensors or None.
+
+    The gradient goes where the value came from: to x where min <= x <= max,
+    to a tensor min where x < min, to a tensor max where x > max (when min > max
+    every element is max, so max gets it all) -- torch's rules, ties included.
+    """
+
+    node_name = "ClampBackward1"  # numbers as bounds; ClampTensor below for tensor bounds
 
     @staticmethod
     def forward(ctx, x, min, max):
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, *(b if isinstance(b, Tensor) else None for b in (min, max)))
         ctx.bounds = (min, max)
-        a = x._data
-        out = a
-        if min is not None:
-            out = np.maximum(out, min)
-        if max is not None:
-            out = np.minimum(out, max)
-        return wrap(np.asarray(out, dtype=a.dtype) if out is not a else a.copy())
+        present = [b for b in (min, max) if b is not None]
+        dtype = _dtypes.result_type(x, *present)
+        if dtype is _dtypes.bool_:
+            raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool': convert the "
+                                      "mask first, e.g. x.long().clamp(...)")
+        shapes = [t._data.shape for t in (x, *present) if isinstance(t, Tensor)]
+        if len(set(shapes)) > 1:
+            from .broadcast import broadcast_shapes
+            broadcast_shapes(*shapes)  # torch's RuntimeError, naming the shapes
+        out = x._data.astype(dtype.np)  # a copy, in the result dtype
+        with np.errstate(all="ignore"):
+            if min is not None:
+                out = np.maximum(out, _bound(min, dtype))
+            if max is not None:
+                out = np.minimum(out, _bound(max, dtype))
+        return wrap(np.asarray(out, dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, lo_t, hi_t = ctx.saved_tensors
         lo, hi = ctx.bounds
+        lo = lo_t if lo_t is not None else lo
+        hi = hi_t if hi_t is not None else hi
         inside = None
         if lo is not None:
             inside = x >= lo
         if hi is not None:
             inside = (x <= hi) if inside is None else inside & (x <= hi)
-        return (grad if inside is None else grad * inside), None, None
+        grad_x = grad * inside if ctx.needs_input_grad[0] else None
+        grad_lo = grad_hi = None
+        if lo_t is not None and ctx.needs_input_grad[1]:
+            below = x < lo if hi is None else (x < lo) & (lo < hi)
+            grad_lo = grad * below
+        if hi_t is not None and ctx.needs_input_grad[2]:
+            above = x > hi if lo is None else (x > hi) | (hi < lo)
+            grad_hi = grad * above
+        return grad_x, grad_lo, grad_hi
+
+
+class ClampTensor(Clamp):
+    node_name = "ClampBackward0"
+
+
+def _bound(b, dtype):
+    return b._data.astype(dtype.np, copy=False) if isinstance(b, Tensor) else b
 
 
 def tanh(input):
+    _check_tensor(input, "tanh")
     return Tanh.apply(input)
 
 
 def sigmoid(input):
+    _check_tensor(input, "sigmoid")
     return Sigmoid.apply(input)
 
 
 def relu(input):
+    _check_tensor(input, "relu")
     return Relu.apply(input)
 
 
 def gelu(input, approximate="none"):
+    _check_tensor(input, "gelu")
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"approximate argument must be either none or tanh, got {approximate!r}")
+        raise RuntimeError(f"approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
     return Gelu.apply(input, approximate)
 
 
 def silu(input):
+    _check_tensor(input, "silu")
     return Silu.apply(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _check_tensor(input, "softplus")
     return Softplus.apply(input, beta, threshold)
 
 
 def clamp(input, min=None, max=None):
-    from .._tensor import Tensor
+    _check_tensor(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for name, b in (("min", min), ("max", max)):
+        if b is not None and not isinstance(b, (Tensor, bool, int, float, np.number)):
+            raise TypeError(f"clamp(): argument '{name}' must be a number or a Tensor, not "
+                            f"{type(b).__name__}")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from .comparison import maximum, minimum
-        out = input
-        if min is not None:
-            out = maximum(out, min if isinstance(min, Tensor) else out.new_full((), min))
-        if max is not None:
-            out = minimum(out, max if isinstance(max, Tensor) else out.new_full((), max))
-        return out
+        return ClampTensor.apply(input, min, max)
     return Clamp.apply(input, min, max)
 
 
