@@ -17,10 +17,12 @@ import numpy as np
 
 from . import _dtypes
 from ._device import CPU, to_device
+from ._size import Size as _Size
 from .autograd import grad_mode
-from .autograd.function import AccumulateGrad, RemovableHandle, _add_prehook
+from .autograd.function import AccumulateGrad, _add_prehook
 
 _NUMPY_TO_DTYPE = _dtypes._NUMPY_TO_DTYPE
+_new_size = tuple.__new__
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
                "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
@@ -28,7 +30,7 @@ _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
 
 class Tensor:
     __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_accumulate_node", "_hooks", "_retains_grad",
+                 "_version_counter", "_base", "_accumulate_node", "_retains_grad",
                  "__weakref__", "__dict__")
 
     # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
@@ -63,8 +65,7 @@ class Tensor:
     # ------------------------------------------------------------------ metadata
     @property
     def shape(self):
-        from ._size import Size
-        return Size(self._data.shape)
+        return _new_size(_Size, self._data.shape)  # numpy's shape is valid: skip Size's checks
 
     def size(self, dim=None):
         if dim is None:
@@ -163,6 +164,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if self._grad_fn is not None:  # even ``= True``: only requires_grad_() tolerates that
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -182,17 +188,31 @@ class Tensor:
 
     @property
     def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got "
-                                f"{type(value).__name__}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
-                                   f"{list(value.shape)}, tensor shape {list(self.shape)}")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size")
+            if value.dtype is not self._dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype {value.dtype} to a tensor with "
+                    f"dtype {self._dtype}. The gradient must match the tensor's dtype: convert "
+                    f"it first, e.g. grad.to({self._dtype})")
         self._grad = value
 
     @property
@@ -233,12 +253,10 @@ class Tensor:
         """Call ``hook(grad)`` when the gradient for this tensor is computed; may return a new grad."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return _add_prehook(self._grad_fn, self._output_nr, hook)
-        if self._hooks is None:
-            self._hooks = []
-        self._hooks.append(hook)
-        return RemovableHandle(self._hooks, hook)
+        # the hook sits on the node the tensor's gradient flows into: its grad_fn for a
+        # computed tensor, the AccumulateGrad node for a leaf (so autograd.grad sees it too)
+        node, output_nr = self._edge()
+        return _add_prehook(node, output_nr, hook)
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor too (leaves always get it)."""
@@ -253,6 +271,7 @@ class Tensor:
                 tensor._grad = grad if grad_mode.is_grad_enabled() else grad.detach().clone()
             else:
                 tensor._grad = tensor._grad + grad
+        store.retains_grad = True  # always runs last, after the hooks the user registers
         _add_prehook(self._grad_fn, self._output_nr, store)
 
     def detach(self):
@@ -271,10 +290,20 @@ class Tensor:
 
     @property
     def data(self):
-        return self.detach()
+        """The same memory, outside autograd: no graph and its own version counter.
+
+        Changes made through ``.data`` are invisible to autograd (that is what
+        makes it dangerous; prefer ``detach()``, which shares the version counter
+        so a modified saved tensor is still reported at backward).
+        """
+        t = self.detach()
+        t._version_counter = [0]
+        return t
 
     @data.setter
     def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
         self._dtype = value._dtype
 
@@ -301,10 +330,17 @@ class Tensor:
         return self._data.astype(dtype)
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar_for("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar_for("int"))
+
+    def _scalar_for(self, what):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"({what}() of a tensor of shape {list(self.shape)}); reduce it "
+                             "first (e.g. .sum()) or index one element")
+        return self._data.reshape(()).item()
 
     def __index__(self):
         if self._dtype.is_floating_point or self._data.size != 1:
@@ -313,8 +349,9 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
+            many = "no values" if self._data.size == 0 else "more than one value"
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous (shape "
+                f"Boolean value of Tensor with {many} is ambiguous (shape "
                 f"{list(self.shape)}); use .any() or .all()")
         return bool(self.item())
 
@@ -375,7 +412,6 @@ def _init_from_array(t, array):
     t._version_counter = [0]
     t._base = None
     t._accumulate_node = None
-    t._hooks = None
     t._retains_grad = False
 
 

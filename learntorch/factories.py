@@ -42,28 +42,70 @@ def _size(size):
     return tuple(out)
 
 
-def _infer_dtype(data):
-    """torch's rules for a nested Python list: bool < int < float, float -> default dtype."""
-    kind = 0
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, Tensor):
-            kind = max(kind, {"bool": 0}.get(x.dtype.name, 2 if x.dtype.is_floating_point else 1))
-        elif isinstance(x, (bool, np.bool_)):
-            pass
-        elif isinstance(x, (int, np.integer)):
-            kind = max(kind, 1)
-        elif isinstance(x, (float, np.floating)):
-            kind = 2
-        elif isinstance(x, numbers.Number):
-            raise TypeError(f"complex numbers are not supported by learntorch (got {x!r})")
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}: tensor() accepts "
-                            "numbers, nested lists/tuples of numbers, numpy arrays and tensors")
-    return (_dtypes.bool_, _dtypes.int64, _dtypes.get_default_dtype())[kind]
+def _scalar_type(x):
+    """The dtype one element of a nested list asks for (torch's rules)."""
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars, but tensor() got a "
+                f"tensor of shape {list(x.shape)} inside a list; to combine tensors use "
+                "learntorch.stack(list_of_tensors) or learntorch.cat(...)")
+        return x.dtype
+    if isinstance(x, (bool, np.bool_)):
+        return _dtypes.bool_
+    if isinstance(x, np.generic):  # numpy scalars keep their dtype: np.float64(1) -> float64
+        return _dtypes.from_numpy_dtype(x.dtype)
+    if isinstance(x, int):
+        return _dtypes.int64
+    if isinstance(x, float):
+        return _dtypes.get_default_dtype()
+    if isinstance(x, numbers.Number):
+        raise TypeError(f"complex numbers are not supported by learntorch (got {x!r})")
+    if isinstance(x, str):
+        raise TypeError(f"new(): invalid data type 'str' ({x!r}): tensor() accepts numbers, "
+                        "nested lists/tuples of numbers, numpy arrays and tensors")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}: tensor() accepts numbers, "
+                       "nested lists/tuples of numbers, numpy arrays and tensors")
+
+
+def _scan(data):
+    """Shape and dtype of a (nested) list of numbers, with torch's errors for ragged lists.
+
+    The dtype is the promotion of every element's own type: bool < int (int64) <
+    float (the default float dtype); numpy scalars and 0-d tensors bring their own
+    dtype (``[np.float64(1), 2]`` is float64).  An empty list is float, like torch.
+    """
+    shape = []
+    x = data
+    while _is_sequence(x):  # the shape is read along the first elements
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    inferred = None
+    stack = [(data, 0)]
+    while stack:  # then every element must agree with it (iterative: no depth limit)
+        x, dim = stack.pop()
+        if _is_sequence(x):
+            if dim >= len(shape):
+                raise TypeError(f"expected a number at dim {dim} but found a sequence: nested "
+                                f"lists must be rectangular (shape {shape} from the first "
+                                "elements)")
+            if len(x) != shape[dim]:
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                                 f"(got {len(x)})")
+            stack.extend((item, dim + 1) for item in x)
+            continue
+        if dim != len(shape):
+            raise TypeError(f"not a sequence: expected a list of length {shape[dim]} at dim "
+                            f"{dim} but found {x!r}; nested lists must be rectangular")
+        d = _scalar_type(x)
+        inferred = d if inferred is None else _dtypes.promote_types(inferred, d)
+    return tuple(shape), inferred or _dtypes.get_default_dtype()
+
+
+def _is_sequence(x):
+    return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
 
 
 def _to_array(data, dtype):
@@ -71,21 +113,38 @@ def _to_array(data, dtype):
         return data._data.astype(dtype.np if dtype else data._data.dtype, copy=True)
     if isinstance(data, np.ndarray):
         return data.astype(dtype.np if dtype else data.dtype, copy=True)
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        data = [x.tolist() if isinstance(x, Tensor) else x for x in data]
-    d = dtype or _infer_dtype(data)
-    try:
-        arr = np.array(data, dtype=d.np)
-    except ValueError as e:
-        raise ValueError(f"expected a rectangular nested sequence of numbers: {e}") from None
-    if arr.dtype == object:
-        raise ValueError("expected a rectangular nested sequence of numbers")
-    return arr
+    shape, inferred = _scan(data)
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _replace_tensors(data)
+    return np.array(data, dtype=(dtype or inferred).np).reshape(shape)
+
+
+def _flat(data):
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if _is_sequence(x):
+            stack.extend(x)
+        else:
+            yield x
+
+
+def _replace_tensors(data):
+    """The same nested list with one-element tensors replaced by their Python numbers."""
+    if _is_sequence(data):
+        return [_replace_tensors(x) for x in data]
+    return data.item() if isinstance(data, Tensor) else data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (number, nested list, numpy array or tensor)."""
     dtype = _dtypes.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     if isinstance(data, np.ndarray) and dtype is None:
         _dtypes.from_numpy_dtype(data.dtype)  # a clear error for unsupported numpy dtypes
     return _finish(_to_array(data, dtype), dtype, device, requires_grad)
@@ -93,8 +152,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a numpy array or tensor when it can."""
-    if isinstance(data, Tensor) and (dtype is None or _dtypes.to_dtype(dtype) is data.dtype):
-        return data if device is None else data.to(device)
+    if isinstance(data, Tensor):  # itself, or converted as data.to(...) (keeps its history)
+        if dtype is None or _dtypes.to_dtype(dtype) is data.dtype:
+            return data if device is None else data.to(device)
+        return data.to(_dtypes.to_dtype(dtype)) if device is None else data.to(device, dtype)
     if isinstance(data, np.ndarray) and (dtype is None or _dtypes.to_dtype(dtype).np == data.dtype):
         _dtypes.from_numpy_dtype(data.dtype)
         return _finish(data, None, device, False)
@@ -128,13 +189,16 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of ``size`` filled with ``fill_value``; its dtype follows the value by default."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__} (write full(({size!r},), value))")
     default = None
     if dtype is None:
         default = _dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
                                        else fill_value)
     value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-    return _filled(_size((size,) if isinstance(size, (int, np.integer)) else (tuple(size),)),
-                   value, dtype, device, requires_grad, default)
+    return _filled((tuple(size),), value, dtype, device, requires_grad, default)
 
 
 def _like(fn):
@@ -159,22 +223,35 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """Values from ``start`` up to (not including) ``end``; int64 unless an argument is a float."""
+    """Values from ``start`` up to (not including) ``end``; int64 unless an argument is a float.
+
+    The length is ``ceil((end - start) / step)``, computed in float64 as torch does
+    (so ``arange(0, 1, 0.1)`` has 10 elements); each value is ``start + i * step``.
+    With an integer dtype, start/end/step are first truncated to integers.
+    """
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if vals[2] == 0:
         raise RuntimeError("arange: step must be nonzero")
-    if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError(f"arange: upper bound and larger bound inconsistent with step sign "
-                           f"(start={vals[0]}, end={vals[1]}, step={vals[2]})")
     if dtype is None:
         floats = any(isinstance(v, (float, np.floating)) for v in vals)
         dtype = _dtypes.get_default_dtype() if floats else _dtypes.int64
     d = _dtypes.to_dtype(dtype)
-    n = max(int(np.ceil((vals[1] - vals[0]) / vals[2])), 0)
-    arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]) if d.is_floating_point \
-        else np.arange(vals[0], vals[1], vals[2])
+    if not d.is_floating_point:
+        vals = [int(v) for v in vals]
+        if vals[2] == 0:
+            raise ValueError(f"arange: step must be nonzero (step={step} truncates to 0 for "
+                             f"dtype {d})")
+    first, last, delta = vals
+    if (last - first) * delta < 0:
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                           f"(start={first}, end={last}, step={delta})")
+    n = max(int(np.ceil((last - first) / delta)), 0)
+    if d.is_floating_point:
+        arr = first + np.arange(n, dtype=np.float64) * delta
+    else:
+        arr = first + np.arange(n, dtype=np.int64) * delta
     return _finish(arr.astype(d.np), d, device, requires_grad)
 
 
@@ -199,8 +276,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 def _float_dtype(dtype, name):
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not d.is_floating_point:
-        raise RuntimeError(f"\"{name}\" not implemented for '{d.name}': random floats need a "
-                           "floating dtype")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{d.name}': random floats "
+                                  "need a floating dtype (e.g. dtype=learntorch.float32)")
     return d
 
 
@@ -238,6 +315,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0, 1, ..., n-1."""
+    (n,) = _size((n,))  # torch's checks: an int, not negative
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
     return _finish(_random._generator(generator).permutation(n).astype(d.np), d, device,
                    requires_grad)

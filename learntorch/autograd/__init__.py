@@ -45,12 +45,14 @@ def _make_grads(outputs, grad_outputs):
             g = ones_like(out)
         else:
             if not isinstance(g, Tensor):
-                from ..factories import tensor
-                g = tensor(g, dtype=out.dtype)
+                raise TypeError(f"gradients can be either Tensors or None, but got "
+                                f"{type(g).__name__}: wrap it, e.g. learntorch.tensor(...)")
             if g.shape != out.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
                     f"output[{i}] has a shape of {list(out.shape)}.")
+            if g.dtype is not out.dtype:
+                g = g.to(out.dtype)  # torch accepts any dtype here and casts it
         grads.append(g)
     return grads
 

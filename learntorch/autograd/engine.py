@@ -26,10 +26,15 @@ from ..ops.broadcast import sum_to_shape, is_expandable_to
 class BackwardStep:
     """What happened at one node: the chain rule, made visible.
 
+    * ``index`` -- 0, 1, 2, ... in the order the engine ran the nodes;
     * ``node`` -- the grad_fn (or AccumulateGrad) that ran;
-    * ``grad_outputs`` -- gradients that arrived, one per output of the node;
-    * ``grad_inputs`` -- what its backward returned, one per input (None = no gradient);
-    * ``reduced`` -- the same after summing over broadcast dimensions (what was sent on);
+    * ``grad_outputs`` -- gradients that arrived, one per output of the node
+      (summed over every path that reaches it);
+    * ``grad_inputs`` -- what its backward returned, one per forward argument
+      (None for arguments that are not tensors or need no gradient);
+    * ``reduced`` -- the same after summing over broadcast dimensions, i.e. what
+      was sent on (``broadcast_reduced`` lists the arguments where that changed
+      the shape); ``sent`` pairs each with the node that receives it;
     * ``leaf``/``leaf_grad`` -- for AccumulateGrad, the leaf and its ``.grad`` afterwards.
     """
 
@@ -45,6 +50,12 @@ class BackwardStep:
         """Indices of inputs whose gradient was summed over broadcast dimensions."""
         return tuple(i for i, (g, r) in enumerate(zip(self.grad_inputs, self.reduced))
                      if g is not None and r is not None and g.shape != r.shape)
+
+    @property
+    def sent(self):
+        """``(next node, its output index, gradient)`` for every gradient sent on from here."""
+        return [(nxt, nr, g) for (nxt, nr), g in zip(self.node._edges, self.reduced)
+                if nxt is not None and g is not None]
 
     def __repr__(self):
         return f"BackwardStep({self.index}, {self.node.name()})"
@@ -70,14 +81,22 @@ def _collect(roots):
 
 
 def _needed(nodes, targets):
-    """Nodes from which some target node can be reached (only they must run for grad())."""
+    """Nodes whose backward must run to reach the ``targets`` edges (``inputs=``/``grad()``).
+
+    A node must run when one of its edges is a target, or leads to a node that
+    must run.  The node that produced a non-leaf input is *not* run: the input's
+    gradient is what flows into it, so the graph below it is left untouched.
+    """
     parents = {}
+    needed = set()
     for n in nodes:
-        for nxt, _ in n.next_functions:
+        for edge in n.next_functions:
+            nxt = edge[0]
             if nxt is not None:
                 parents.setdefault(nxt, []).append(n)
-    needed = set(targets)
-    stack = list(targets)
+                if edge in targets:
+                    needed.add(n)
+    stack = list(needed)
     while stack:
         n = stack.pop()
         for p in parents.get(n, ()):
@@ -120,7 +139,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
         capture = {}
         for i, t in enumerate(inputs):
             capture.setdefault(t._edge(), []).append(i)
-        keep = _needed(nodes, [edge[0] for edge in capture])
+        keep = _needed(nodes, capture)
     else:
         keep = None
     captured = [None] * (len(inputs) if inputs is not None else 0)
@@ -146,12 +165,17 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 grad_outputs = _run_prehooks(node, grad_outputs)
             if capture is not None:
                 for nr, g in enumerate(grad_outputs):
-                    for i in capture.get((node, nr), ()):
+                    wanted = capture.get((node, nr), ())
+                    for i in wanted:
                         captured[i] = g
+                    if wanted and accumulate and g is not None \
+                            and node.__class__ is not AccumulateGrad:
+                        # backward(inputs=[h]) with a non-leaf h: h.grad accumulates, as a leaf's
+                        _accumulate_grad(inputs[wanted[0]], g, create_graph)
             if node.__class__ is AccumulateGrad:
                 g = grad_outputs[0]
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
-                    _accumulate_into_leaf(node.variable, g, create_graph)
+                    _accumulate_grad(node.variable, g, create_graph)
                     state["enabled"] = outer_mode
                     yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
                                        node.variable._grad)
@@ -254,18 +278,19 @@ def _validate(node, grad_inputs):
     return reduced
 
 
-def _accumulate_into_leaf(leaf, g, create_graph):
-    for hook in list(leaf._hooks or ()):
-        result = hook(g)
-        if result is not None:
-            g = result
-    if leaf._grad is None:
-        leaf._grad = g if create_graph else g.detach().clone()
-    elif create_graph:
-        leaf._grad = leaf._grad + g
+def _accumulate_grad(tensor, g, create_graph):
+    """``tensor.grad += g`` (the first time, ``tensor.grad = g``), as torch's AccumulateGrad.
+
+    Tensor hooks have already run (they are pre-hooks of the node).  With
+    ``create_graph`` the sum is recorded, so ``.grad`` itself can be differentiated.
+    """
+    if tensor._grad is None:
+        tensor._grad = g if create_graph else g.detach().clone()
+    elif create_graph or tensor._grad._requires_grad:
+        tensor._grad = tensor._grad + g
     else:
-        leaf._grad._data += g._data
-        leaf._grad._version_counter[0] += 1
+        tensor._grad._data += g._data
+        tensor._grad._version_counter[0] += 1
 
 
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):

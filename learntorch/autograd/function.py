@@ -26,6 +26,7 @@ import itertools
 from . import grad_mode
 
 _sequence = itertools.count()  # creation order; the engine runs later nodes first
+_LEAF_SEQUENCE_BASE = 1 << 62
 
 
 class BackwardNode:
@@ -44,6 +45,7 @@ class BackwardNode:
     _released = False
     _tensor_pre_hooks = None
     _non_differentiable = None
+    _dirty = None
     materialize_grads = True
 
     def __init__(self, function):
@@ -58,6 +60,10 @@ class BackwardNode:
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that forward modified in place (and returns): they take this node."""
+        self._dirty = {id(t) for t in tensors}
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
@@ -128,11 +134,13 @@ class AccumulateGrad:
     def __init__(self, variable):
         self.variable = variable
         self.next_functions = self._edges = ()
-        self._sequence_nr = float("inf")  # run as soon as ready, like torch
+        # above every BackwardNode's number, so it runs as soon as it is ready (as torch);
+        # among leaves the first one used runs first, so the order is the same run after run
+        self._sequence_nr = _LEAF_SEQUENCE_BASE - next(_sequence)
         self._tensor_pre_hooks = None
 
     def name(self):
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name (its type is AccumulateGrad)
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"
@@ -154,10 +162,19 @@ class RemovableHandle:
 
 
 def _add_prehook(node, output_nr, hook):
+    """Run ``hook(grad)`` on gradient ``output_nr`` of ``node`` before its backward runs.
+
+    Hooks run in registration order, except that the hook ``retain_grad()`` installs
+    (marked ``retains_grad``) always stays last, so ``.grad`` of a non-leaf shows
+    the gradient after every user hook changed it -- as in torch.
+    """
     if node._tensor_pre_hooks is None:
         node._tensor_pre_hooks = {}
     hooks = node._tensor_pre_hooks.setdefault(output_nr, [])
-    hooks.append(hook)
+    if hooks and getattr(hooks[-1], "retains_grad", False):
+        hooks.insert(len(hooks) - 1, hook)
+    else:
+        hooks.append(hook)
     return RemovableHandle(hooks, hook)
 
 
@@ -178,8 +195,15 @@ class Function:
             "Function subclasses must define a static backward(ctx, *grad_outputs) that returns "
             "one gradient (or None) per forward input")
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{type(self).__name__}() instances are not callable: autograd Functions have static "
+            f"methods only. Call {type(self).__name__}.apply(...) on the class instead.")
+
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
+        if kwargs:  # torch binds keyword arguments to forward's parameters: they become inputs
+            args = _bind_arguments(cls, args, kwargs)
         state = grad_mode._state
         enabled = state["enabled"]
         ctx = BackwardNode(cls)
@@ -191,14 +215,23 @@ class Function:
                     break
         if record:
             _link_inputs(ctx, args)
+        elif cls.node_name is None:  # a learner's Function may read this in forward, as in torch
+            ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
         state["enabled"] = False
         try:
             outputs = cls.forward(ctx, *args)
         finally:
             state["enabled"] = enabled
         if record:
-            _link_outputs(ctx, outputs)
+            outputs = _link_outputs(ctx, outputs, args)
         return outputs
+
+
+def _bind_arguments(cls, args, kwargs):
+    import inspect
+    bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
+    bound.apply_defaults()
+    return bound.args[1:]
 
 
 _Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
@@ -227,19 +260,47 @@ def _link_inputs(ctx, args):
     ctx._sequence_nr = next(_sequence)
 
 
-def _link_outputs(ctx, outputs):
-    """Make ``ctx`` the grad_fn of each floating output (not those marked non-differentiable)."""
-    single = isinstance(outputs, _Tensor)
+def _link_outputs(ctx, outputs, args):
+    """Make ``ctx`` the grad_fn of each floating output (not those marked non-differentiable).
+
+    Returns the outputs: an input that forward returned unchanged comes back as a
+    new view of it, so the caller's tensor (maybe a leaf) keeps its own history.
+    """
+    single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     non_diff = ctx._non_differentiable
     out_meta = []
+    replaced = None
     for i, o in enumerate(outs):
         if not isinstance(o, _Tensor):
             out_meta.append(None)
             continue
+        differentiable = o._dtype.is_floating_point and (non_diff is None or id(o) not in non_diff)
+        for a in args:
+            if a is o:
+                o = _returned_input(ctx, o)
+                if replaced is None:
+                    replaced = list(outs)
+                replaced[i] = o
+                break
         out_meta.append((o._data.shape, o._dtype))
-        if o._dtype.is_floating_point and (non_diff is None or id(o) not in non_diff):
+        if differentiable:
             o._grad_fn = ctx
             o._output_nr = i
             o._requires_grad = True
     ctx._output_meta = tuple(out_meta)
+    if replaced is not None:
+        return replaced[0] if single else tuple(replaced)
+    return outputs
+
+
+def _returned_input(ctx, x):
+    """An input returned by forward: a view of it, or itself when ``mark_dirty`` declared it."""
+    if ctx._dirty is not None and id(x) in ctx._dirty:
+        if x._requires_grad and x._grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation "
+                f"(input of {ctx.name()} marked dirty). Apply the Function to a copy "
+                "(x.clone()) or run it under no_grad().")
+        return x  # modified in place: it takes this node as its new grad_fn
+    return x._view_of(x._data)

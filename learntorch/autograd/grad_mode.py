@@ -41,13 +41,22 @@ class _GradModeContext:
         return type(self)()
 
 
-class no_grad(_GradModeContext):
+class _NoArgumentContext(_GradModeContext):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()`` (torch allows both)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoArgumentContext):
     """Operations inside do not record a graph: results have ``requires_grad=False``."""
 
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoArgumentContext):
     """Turn recording back on inside a ``no_grad`` block."""
 
     _target = True
@@ -73,8 +82,22 @@ class set_grad_enabled(_GradModeContext):
         return set_grad_enabled(self._target)
 
 
-class inference_mode(no_grad):
-    """Accepted for compatibility; behaves as ``no_grad`` here."""
+class inference_mode(_GradModeContext):
+    """Accepted for compatibility; behaves as ``no_grad`` here (``inference_mode(False)``: no-op)."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as a bare decorator: ``mode`` is the function
 
     def __init__(self, mode=True):
-        self._target = not mode
+        # inference_mode(False) leaves the current mode as it is
+        self._mode = mode
+
+    def __enter__(self):
+        self._previous = _state["enabled"]
+        if self._mode:
+            _state["enabled"] = False
+
+    def _clone(self):
+        return inference_mode(self._mode)

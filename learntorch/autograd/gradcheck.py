@@ -1,10 +1,22 @@
 """``gradcheck``: compare autograd's gradients with finite differences.
 
-For each input x_j and each output element y_i, the numerical derivative is the
-central difference ``(f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``; the analytical
-one is one row of the Jacobian, obtained by ``autograd.grad`` with a one-hot
-output gradient.  Use float64 inputs: float32 rounding swamps the differences.
+The Jacobian of ``func`` is built twice, for every input ``x_j`` that requires
+grad and every output ``y_o``:
+
+* **numerically**, one input element at a time, by central differences
+  ``(f(x + eps e_k) - f(x - eps e_k)) / (2 eps)`` (row ``k``);
+* **analytically**, one output element at a time, by ``autograd.grad`` with a
+  one-hot output gradient (column ``i``) -- this is what backward computes.
+
+Both are matrices of shape ``(x_j.numel(), y_o.numel())``; they must agree within
+``atol + rtol * |numerical|``.  Use float64 inputs: float32 rounding swamps
+differences taken with ``eps = 1e-6``.
+
+``gradgradcheck`` runs the same check on the function ``x -> grad(f(x))``
+(built with ``create_graph=True``), which tests second derivatives.
 """
+import warnings
+
 import numpy as np
 
 
@@ -12,106 +24,133 @@ class GradcheckError(RuntimeError):
     """Raised by gradcheck when the gradients disagree (a RuntimeError, as in torch)."""
 
 
-def _outputs(func, inputs):
+def _as_tuple(x):
     from .._tensor import Tensor
-    out = func(*inputs)
-    return (out,) if isinstance(out, Tensor) else tuple(out)
+    return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
-def _numerical_jacobian(func, inputs, j, eps):
-    from .grad_mode import no_grad
-    x = inputs[j]
-    flat = x._data.reshape(-1)  # a view when contiguous; writes go to x
-    if not x._data.flags["C_CONTIGUOUS"]:
-        raise ValueError("gradcheck needs contiguous inputs; call .contiguous() first")
-    columns = []
-    with no_grad():
-        for k in range(flat.size):
-            orig = flat[k]
-            flat[k] = orig + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = orig - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = orig
-            columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
-    # jac[o] has shape (numel of input, numel of output o)
-    return [np.array([c[o] for c in columns]).reshape(flat.size, -1) for o in range(len(columns[0]))] \
-        if columns else None
+def _flat_outputs(func, inputs):
+    """``func(*inputs)`` as a list of flat float64 arrays (None outputs count as empty)."""
+    return [None if o is None else o.detach()._data.astype(np.float64).reshape(-1)
+            for o in _as_tuple(func(*inputs))]
 
 
-def _analytical_jacobian(func, inputs, diff_idx, o):
+def numerical_jacobian(func, inputs, j, eps):
+    """Per output: d(output)/d(inputs[j]) by central differences, shape (numel in, numel out)."""
+    x = inputs[j]._data  # written in place: the function sees the perturbed values
+    if not x.flags.writeable:
+        raise ValueError(f"gradcheck cannot perturb input {j}: its memory is read-only (an "
+                         "expand()ed view?); pass a contiguous copy (x.clone())")
+    rows = []
+    for k in np.ndindex(x.shape):  # any strides: index the element itself
+        original = x[k]
+        x[k] = original + eps
+        plus = _flat_outputs(func, inputs)
+        x[k] = original - eps
+        minus = _flat_outputs(func, inputs)
+        x[k] = original
+        rows.append([None if p is None else (p - m) / (2 * eps) for p, m in zip(plus, minus)])
+    n_out = len(_flat_outputs(func, inputs))
+    return [np.array([row[o] for row in rows]).reshape(x.size, -1)
+            if rows and rows[0][o] is not None else np.zeros((x.size, 0))
+            for o in range(n_out)]
+
+
+def analytical_jacobian(func, inputs, diff_idx, o):
+    """d(output o)/d(inputs[j]) from autograd, for every j in ``diff_idx``."""
     from . import grad as autograd_grad
     from ..factories import zeros_like
-    outs = _outputs(func, inputs)
-    out = outs[o]
-    jac = {j: np.zeros((inputs[j].numel(), out.numel())) for j in diff_idx}
-    if not out.requires_grad:
-        return jac
-    for i in range(out.numel()):
-        g = zeros_like(out)
-        g._data.reshape(-1)[i] = 1
-        grads = autograd_grad(out, [inputs[j] for j in diff_idx], g, retain_graph=True,
-                              allow_unused=True)
-        for j, gj in zip(diff_idx, grads):
-            if gj is not None:
-                jac[j][:, i] = gj._data.astype(np.float64).reshape(-1)
+    out = _as_tuple(func(*inputs))[o]
+    numel = 0 if out is None else out.numel()
+    jac = {j: np.zeros((inputs[j].numel(), numel)) for j in diff_idx}
+    if out is None or not out.requires_grad:
+        return jac  # an output that does not depend on the inputs: a zero Jacobian
+    wrt = [inputs[j] for j in diff_idx]
+    for i in range(numel):
+        one_hot = zeros_like(out)
+        one_hot._data.reshape(-1)[i] = 1
+        grads = autograd_grad(out, wrt, one_hot, retain_graph=True, allow_unused=True)
+        for j, g in zip(diff_idx, grads):
+            if g is None:
+                continue
+            if tuple(g.shape) != tuple(inputs[j].shape):
+                raise GradcheckError(f"Gradient for input {j} has shape {list(g.shape)} but the "
+                                     f"input has shape {list(inputs[j].shape)}")
+            jac[j][:, i] = g._data.astype(np.float64).reshape(-1)
     return jac
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False):
-    """True when autograd's gradients of ``func`` at ``inputs`` match finite differences."""
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """True when autograd's gradients of ``func`` at ``inputs`` match finite differences.
+
+    On a mismatch, raises ``GradcheckError`` (a RuntimeError) showing both
+    Jacobians, or returns False when ``raise_exception=False``.  The torch
+    options for forward-mode AD, batched gradients and sparse tensors are
+    accepted and ignored (learntorch has none of those).
+    """
     from .._tensor import Tensor
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    inputs = _as_tuple(inputs)
     diff_idx = [j for j, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+                         "none of them have requires_grad=True.")
     for j in diff_idx:
         if inputs[j].dtype.name != "float64":
-            import warnings
             warnings.warn(f"Input #{j} requires gradient and is not a double precision floating "
-                          "point; gradcheck is only reliable in float64 (use .double()).")
-    n_out = len(_outputs(func, inputs))
+                          "point. This check will likely fail if all the inputs are not of double "
+                          "precision floating point (use .double()).", UserWarning, stacklevel=2)
+    n_out = len(_as_tuple(func(*inputs)))
     for j in diff_idx:
-        numerical = _numerical_jacobian(func, inputs, j, eps)
+        numerical = numerical_jacobian(func, inputs, j, eps)
         for o in range(n_out):
-            analytical = _analytical_jacobian(func, inputs, diff_idx, o)[j]
-            num = numerical[o] if numerical is not None else np.zeros_like(analytical)
-            if not np.allclose(analytical, num, rtol=rtol, atol=atol):
+            analytical = analytical_jacobian(func, inputs, diff_idx, o)[j]
+            num = numerical[o]
+            if num.shape != analytical.shape or not np.allclose(analytical, num, rtol=rtol,
+                                                                atol=atol):
                 if not raise_exception:
                     return False
                 raise GradcheckError(
                     f"Jacobian mismatch for output {o} with respect to input {j},\n"
                     f"numerical:{_show(num)}\nanalytical:{_show(analytical)}\n"
                     f"largest difference {np.abs(num - analytical).max():.3g} "
-                    f"(atol={atol}, rtol={rtol})")
+                    f"(atol={atol}, rtol={rtol})\n")
     return True
 
 
-def _show(m):
+def _show(jacobian):
     from ..factories import tensor
-    return repr(tensor(m.T if m.ndim == 2 else m, dtype="float64"))
+    return repr(tensor(jacobian, dtype="float64"))
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  raise_exception=True):
-    """gradcheck of the gradient itself (second derivatives via create_graph=True)."""
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """gradcheck of the gradient itself: second derivatives through ``create_graph=True``.
+
+    The checked function is ``x -> autograd.grad(func(x), x, grad_outputs)``; its
+    own gradient needs the backward formulas of ``func`` to be differentiable.
+    ``grad_outputs`` defaults to fixed random tensors (seeded, so reruns agree).
+    """
     from .._tensor import Tensor
     from . import grad as autograd_grad
     from ..factories import randn
-    from .. import random
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    outs = _outputs(func, inputs)
+    from ..random import Generator
+    inputs = _as_tuple(inputs)
     if grad_outputs is None:
-        gen = random.Generator().manual_seed(0)
-        grad_outputs = [randn(tuple(o.shape), dtype=o.dtype, generator=gen) for o in outs]
-    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+        generator = Generator().manual_seed(0)
+        grad_outputs = [randn(tuple(o.shape), dtype=o.dtype, generator=generator)
+                        for o in _as_tuple(func(*inputs)) if o.requires_grad]
+    grad_outputs = _as_tuple(grad_outputs)
 
-    def first_grads(*xs):
-        o = _outputs(func, xs)
-        d = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
-        return autograd_grad(o, d, grad_outputs, create_graph=True, allow_unused=True)
-    del diff
-    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
+    def first_derivatives(*xs):
+        outputs = [o for o in _as_tuple(func(*xs)) if o.requires_grad]
+        wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        return autograd_grad(outputs, wrt, grad_outputs, create_graph=True, allow_unused=True)
+
+    return gradcheck(first_derivatives, inputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

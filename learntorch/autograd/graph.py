@@ -1,28 +1,48 @@
 """Looking at the recorded graph: the public introspection API.
 
-Widgets and chapters read the engine through these functions only:
+Widgets and chapters read the engine through these functions only (plus the
+torch-compatible ``tensor.grad_fn``, ``node.next_functions``, ``node.name()``
+and ``AccumulateGrad.variable``):
 
 * ``walk(tensor)`` -- every node behind a tensor, in the order backward runs
-  them, each described by a ``NodeInfo`` (op name, input/output shapes, saved
-  tensors, edges);
+  them, each described by a ``NodeInfo``::
+
+      >>> x = learntorch.tensor([1., 2.], requires_grad=True)
+      >>> [(n.name, n.inputs) for n in walk((x * 2).exp().sum())]
+      [('SumBackward0', [(1, 0)]), ('ExpBackward0', [(2, 0)]),
+       ('MulBackward0', [(3, 0)]), ('AccumulateGrad', [])]
+
 * ``backward_steps(tensor)`` -- the engine's own backward, one node per
-  ``next()``; running it to the end is exactly ``tensor.backward()``.
+  ``next()``, each a ``BackwardStep`` (the gradients that arrived, what the
+  node's backward returned, what was sent on after summing over broadcast
+  dimensions, and for leaves the new ``.grad``).  Running it to the end is
+  exactly ``tensor.backward()``: the same gradients end up in ``.grad``.
+* ``saved_tensors(node)`` -- what a node saved for backward, without the
+  version check that ``ctx.saved_tensors`` performs.
 """
-from .engine import backward_steps as _engine_steps
-from .engine import BackwardStep  # noqa: F401  (re-exported)
+import heapq
+
+from .engine import backward_steps as _engine_steps, _collect
+from .engine import BackwardStep  # noqa: F401  (re-exported: the type backward_steps yields)
 from .function import AccumulateGrad
 
 
 class NodeInfo:
     """A readable description of one graph node.
 
-    ``id`` is stable within one walk (0 = the node that produced the tensor);
-    ``inputs`` lists ``(node id or None, output index)`` per input, like
-    ``next_functions``; for AccumulateGrad nodes ``variable`` is the leaf.
+    * ``id`` -- stable within one walk (0 = the node that produced the tensor);
+    * ``node`` -- the node itself (``grad_fn`` object or AccumulateGrad);
+    * ``name`` -- torch's node name, e.g. ``"MulBackward0"`` or ``"AccumulateGrad"``;
+    * ``inputs`` -- ``(node id or None, output index)`` per tensor input, like
+      ``next_functions`` (None: that input needs no gradient);
+    * ``input_shapes``/``output_shapes`` -- shapes (tuples) of inputs and outputs;
+    * ``saved`` -- the tensors saved for backward (empty once backward freed them);
+    * ``saved_shapes`` -- their shapes;
+    * ``variable``/``is_leaf`` -- for AccumulateGrad nodes, the leaf tensor.
     """
 
     __slots__ = ("id", "node", "name", "inputs", "input_shapes", "output_shapes", "saved",
-                 "variable", "is_leaf")
+                 "saved_shapes", "variable", "is_leaf")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -34,58 +54,55 @@ class NodeInfo:
 
 
 def _order(root):
-    """Nodes reachable from ``root`` in the order the engine processes them."""
-    import heapq
-    deps, seen, stack = {}, {root}, [root]
-    while stack:
-        n = stack.pop()
-        for nxt, _ in n.next_functions:
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+    """Nodes reachable from ``root`` in the order the engine runs them (latest created first)."""
+    _, dependencies = _collect([root])
     order, ready = [], [(-root._sequence_nr, id(root), root)]
     while ready:
-        _, _, n = heapq.heappop(ready)
-        order.append(n)
-        for nxt, _ in n.next_functions:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        for nxt, _ in node.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
+            dependencies[nxt] -= 1
+            if dependencies[nxt] == 0:
                 heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     return order
 
 
+def _short_name(node):
+    return node.name().rsplit("::", 1)[-1]  # torch::autograd::AccumulateGrad -> AccumulateGrad
+
+
+def _leaf_info(node_id, node):
+    return NodeInfo(id=node_id, node=node, name=_short_name(node), inputs=[], input_shapes=[],
+                    output_shapes=[tuple(node.variable.shape)], saved=(), saved_shapes=[],
+                    variable=node.variable, is_leaf=True)
+
+
 def walk(tensor):
-    """Describe every node behind ``tensor`` (empty for a leaf), in backward order."""
+    """Describe every node behind ``tensor``, in backward order.
+
+    A leaf that requires grad gives its single AccumulateGrad node; a tensor
+    outside autograd gives an empty list.
+    """
     if tensor.grad_fn is None:
-        if tensor.requires_grad:
-            node = tensor._edge()[0]
-            return [NodeInfo(id=0, node=node, name=node.name(), inputs=[], input_shapes=[],
-                             output_shapes=[tuple(tensor.shape)], saved=[], variable=tensor,
-                             is_leaf=True)]
-        return []
+        return [_leaf_info(0, tensor._edge()[0])] if tensor.requires_grad else []
     order = _order(tensor.grad_fn)
     ids = {n: i for i, n in enumerate(order)}
     infos = []
     for n in order:
         if isinstance(n, AccumulateGrad):
-            infos.append(NodeInfo(id=ids[n], node=n, name=n.name(), inputs=[], input_shapes=[],
-                                  output_shapes=[tuple(n.variable.shape)], saved=[],
-                                  variable=n.variable, is_leaf=True))
+            infos.append(_leaf_info(ids[n], n))
             continue
-        saved = [] if n._saved is None else [
-            (tuple(t.shape), t.dtype) if t is not None else None for t in n._saved]
+        saved = saved_tensors(n)
         infos.append(NodeInfo(
-            id=ids[n], node=n, name=n.name(),
+            id=ids[n], node=n, name=_short_name(n),
             inputs=[(ids.get(nxt) if nxt is not None else None, nr)
                     for nxt, nr in n.next_functions],
             input_shapes=[_edge_shape(nxt, nr) for nxt, nr in n.next_functions],
             output_shapes=[tuple(m[0]) if m is not None else None for m in n._output_meta],
-            saved=saved, variable=None, is_leaf=False))
+            saved=saved, saved_shapes=[tuple(t.shape) for t in saved],
+            variable=None, is_leaf=False))
     return infos
 
 
@@ -99,14 +116,21 @@ def _edge_shape(node, nr):
 
 
 def saved_tensors(node):
-    """The tensors a node saved for backward (without consuming or checking them)."""
+    """The tensors a node saved for backward (without consuming or version-checking them)."""
     if isinstance(node, AccumulateGrad) or node._saved is None:
         return ()
     return tuple(t for t in node._saved if t is not None)
 
 
-def backward_steps(tensor, gradient=None, retain_graph=False, create_graph=False):
-    """The engine's backward from ``tensor``, one ``BackwardStep`` per ``next()``."""
-    from . import _make_grads
+def backward_steps(tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None):
+    """The engine's backward from ``tensor``, one ``BackwardStep`` per ``next()``.
+
+    Arguments are those of ``tensor.backward``; exhausting the generator leaves
+    exactly the ``.grad`` values that ``tensor.backward(...)`` leaves.
+    """
+    from . import _make_grads, _as_tuple
     grads = _make_grads((tensor,), None if gradient is None else (gradient,))
-    return _engine_steps((tensor,), grads, retain_graph, create_graph)
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    return _engine_steps((tensor,), grads, retain_graph, create_graph, inputs)
