@@ -175,3 +175,16 @@ def test_norm_second_derivative_matches_torch(p):
     (gg_lt,) = learntorch.autograd.grad((g_lt * learntorch.from_numpy(w)).sum(), lt_x)
     (gg_th,) = torch.autograd.grad((g_th * torch.from_numpy(w)).sum(), th_x)
     np.testing.assert_allclose(gg_lt.numpy(), gg_th.numpy(), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("dim", [1, -1, (1, 2), (0, 2)])
+def test_logsumexp_agrees_with_torch_on_every_backend(dim):
+    """The compiled kernels run at every size here (min_size=0), the reference everywhere."""
+    require_torch()
+    from learntorch.backends.numba_cpu import NumbaBackend
+    a = (np.random.default_rng(9).standard_normal((3, 4, 5)) * 500).astype(np.float32)
+    a[0, :, :] = -np.inf  # whole rows of -inf: log(0) = -inf, never nan
+    for backend in ("numpy", NumbaBackend(min_size=0)):
+        with learntorch.backends.use(backend):
+            check_against_torch(lambda x: x.logsumexp(dim), lambda x: x.logsumexp(dim), a,
+                                rtol=1e-5, atol=1e-4)

@@ -203,3 +203,45 @@ def test_prod_gradient_with_one_zero_matches_finite_differences():
     a = np.array([[1.5, 0.0, 2.0], [0.5, -1.0, 3.0]])
     check_against_finite_differences(lambda x: x.prod(1), a)
     check_against_finite_differences(lambda x: x.prod(), a)
+
+
+# ---------------------------------------------------------------- every backend
+@pytest.mark.parametrize("dim", [None, 1, -1, (1, 2), (0, 1, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_agrees_with_torch_on_every_backend(dim, dtype):
+    """The compiled kernels run at every size here (min_size=0), the reference everywhere."""
+    require_torch()
+    from learntorch.backends.numba_cpu import NumbaBackend
+    a = np.random.default_rng(9).standard_normal((3, 4, 5)).astype(dtype)
+    for backend in ("numpy", NumbaBackend(min_size=0)):
+        with learntorch.backends.use(backend):
+            for keepdim in (False, True):
+                check_against_torch(lambda x: learntorch.sum(x, dim=dim, keepdim=keepdim),
+                                    lambda x: x.sum(dim=dim, keepdim=keepdim), a,
+                                    rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- bad dims
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(2), lambda x: x.sum((0, -3)), lambda x: x.mean(5), lambda x: x.prod(-3),
+    lambda x: x.var(2), lambda x: x.logsumexp(2), lambda x: x.norm(dim=2),
+    lambda x: x.count_nonzero(2), lambda x: x.all(2),
+], ids=["sum", "sum_tuple", "mean", "prod", "var", "logsumexp", "norm", "count_nonzero", "all"])
+def test_dim_out_of_range_is_an_index_error_naming_the_range(call):
+    torch = require_torch()
+    with pytest.raises(IndexError) as expected:
+        call(torch.ones(2, 3))
+    with pytest.raises(IndexError) as got:
+        call(learntorch.ones(2, 3))
+    assert str(expected.value) in str(got.value)
+
+
+@pytest.mark.parametrize("call", [lambda x: x.sum((0, 0)), lambda x: x.mean((1, -1)),
+                                  lambda x: x.amax((0, -2))], ids=["sum", "mean", "amax"])
+def test_a_dim_named_twice_is_a_runtime_error_like_torch(call):
+    torch = require_torch()
+    with pytest.raises(RuntimeError) as expected:
+        call(torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="appears multiple times") as got:
+        call(learntorch.ones(2, 3))
+    assert str(expected.value).split(" in ")[0] in str(got.value)
