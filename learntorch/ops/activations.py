@@ -104,10 +104,12 @@ class Gelu(Function):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         if ctx.approximate == "tanh":
-            k = np.sqrt(2 / np.pi)
-            inner = k * (x + 0.044715 * x ** 3)
-            t = inner.tanh()
-            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+            # y = x * s with s = sigmoid(2u), u = k (x + c x^3)  (see _gelu_tanh), so
+            # dy/dx = s + x * s (1 - s) * 2 u'  with  u' = k (1 + 3 c x^2)
+            if x._dtype is _dtypes.float16:  # x^2 overflows half at |x| > 256: 0 * inf = nan
+                x = x.float()
+            s = (2 * _GELU_K * (x + _GELU_C * x ** 3)).sigmoid()
+            d = s + 2 * x * s * (1 - s) * _GELU_K * (1 + 3 * _GELU_C * x * x)
             return grad * d, None
         if recording_gradient_graph():
             cdf = 0.5 * (1 + _erf_tensor(x / np.sqrt(2)))
@@ -116,9 +118,19 @@ class Gelu(Function):
         return wrap(_kernel(backends.current.gelu_backward, x._data, grad._data)), None
 
 
+_GELU_K, _GELU_C = float(np.sqrt(2 / np.pi)), 0.044715
+
+
 def _gelu_tanh(a):
-    k = np.sqrt(2 / np.pi)
-    return (0.5 * a * (1 + np.tanh(k * (a + 0.044715 * a ** 3)))).astype(a.dtype, copy=False)
+    """0.5 x (1 + tanh(u)), u = k (x + c x^3), written as x * sigmoid(2u).
+
+    The two are equal (1 + tanh(u) = 2 sigmoid(2u)), but for very negative x,
+    1 + tanh(u) subtracts two numbers close to 1 and loses most of its digits
+    in float32; sigmoid(2u) computes the same small number directly.
+    """
+    u2 = (2 * _GELU_K) * (a + _GELU_C * a ** 3)
+    return np.asarray(a * backends.current.sigmoid(u2.astype(a.dtype, copy=False)),
+                      dtype=a.dtype)
 
 
 def _erf_tensor(x):

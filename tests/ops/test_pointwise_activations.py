@@ -85,7 +85,9 @@ def test_activation_composite_gradient_under_create_graph_matches_torch(name, da
 def test_activation_of_float32_matches_torch(name, data):
     lt_fn, torch_fn, domain = activations()[name]
     a = data.draw(arrays(dtype=np.float32, elements=domain))
-    check_against_torch(lt_fn, torch_fn, a, rtol=1e-5, atol=1e-6)
+    # atol 1e-5: torch's float32 gelu (both forms) loses digits to cancellation in the left
+    # tail, where learntorch computes without it; elsewhere float32 agrees to ~1e-7
+    check_against_torch(lt_fn, torch_fn, a, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -142,7 +144,7 @@ def test_extreme_inputs_give_finite_values_and_gradients_like_torch(name, create
 @pytest.mark.parametrize("name", NAMES)
 def test_activation_keeps_half_and_double_dtypes_like_torch(name, dtype):
     lt_fn, torch_fn, _ = activations()[name]
-    a = np.array([-3.0, -0.5, 0.25, 2.0], dtype=dtype)
+    a = np.array([-1000.0, -300.0, -3.0, -0.5, 0.25, 2.0, 300.0, 1000.0], dtype=dtype)
     check_against_torch(lt_fn, torch_fn, a, rtol=2e-3 if dtype == np.float16 else 1e-7,
                         atol=2e-3 if dtype == np.float16 else 1e-9)
 
