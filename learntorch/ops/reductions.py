@@ -5,6 +5,10 @@ Every reduction takes ``dim`` (None, an int or a tuple of ints) and
 reduced dimensions (``_expand_back``): each input element contributed to one
 output element, so it receives that element's gradient (times its local
 derivative).
+
+Node names follow torch: a reduction of everything and one along dims are
+different nodes there (``SumBackward0`` / ``SumBackward1``), so the ``...All``
+subclasses below only rename; the rule is the same.
 """
 import builtins
 import collections
@@ -113,11 +117,10 @@ def _product_of_others(x, dims):
     if len(dims) != 1 or x.ndim == 0:  # the full product: one slice holding everything
         return _product_of_others(x.reshape(-1), (0,)).reshape(x.shape)
     from ..factories import eye
-    from .._dtypes import bool_
     moved = x.movedim(dims[0], -1)
     n = moved.shape[-1]
     rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)
-    others = rows.masked_fill(eye(n, dtype=bool_), 1.0).prod(-1)
+    others = rows.masked_fill(eye(n, dtype=_dtypes.bool_), 1.0).prod(-1)
     return others.movedim(-1, dims[0])
 
 
