@@ -122,21 +122,37 @@ Tensor.__ipow__ = Tensor.pow_
 
 def zero_(self):
     """Fill with zeros, in place."""
-    return apply_inplace(self, lambda src: src * 0, fast=lambda: self._data.fill(0))
+    from .ops._inplace import Zero
+    return apply_inplace(self, lambda src: Zero.apply(src, 0), fast=lambda: _fill(self, 0))
 
 
 def fill_(self, value):
     """Fill with ``value`` (a number or a 0-d tensor), in place."""
+    from .ops._inplace import Fill
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
-        return apply_inplace(self, lambda src: src * 0 + value.to(self.dtype), others=(value,))
-    return apply_inplace(self, lambda src: src * 0 + value, fast=lambda: self._data.fill(value))
+        return apply_inplace(self, lambda src: Fill.apply(src, value),
+                             fast=lambda: _fill(self, value.item()), others=(value,))
+    return apply_inplace(self, lambda src: Fill.apply(src, value),
+                         fast=lambda: _fill(self, value))
+
+
+def _fill(self, value):
+    # every element gets the same value, so torch allows this even on an expand()ed view
+    try:
+        self._data.fill(value)
+    except ValueError as e:
+        if "read-only" in str(e):
+            from .ops._inplace import check_no_overlap
+            check_no_overlap(self)
+        raise
 
 
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor."""
+    from .ops._inplace import Copy, check_no_overlap
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     from .ops.broadcast import is_expandable_to
@@ -146,13 +162,9 @@ def copy_(self, src, non_blocking=False):
                            "destination's shape")
 
     def fast():
-        try:
-            np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
-        except ValueError:
-            from .ops._inplace import _store
-            _store(self, src.expand(self.shape))
-    return apply_inplace(self, lambda s: s * 0 + src.expand(self.shape).to(self.dtype),
-                         fast=fast, others=(src,))
+        check_no_overlap(self)
+        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
+    return apply_inplace(self, lambda s: Copy.apply(s, src), fast=fast, others=(src,))
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
@@ -244,28 +256,38 @@ Tensor.type_as = lambda self, other: to(self, other.dtype)
 
 
 # ---------------------------------------------------------------- new_* factories
-def _new(fill):
-    def new(self, size, *, dtype=None, device=None, requires_grad=False):
+# A new tensor with this tensor's dtype and device unless told otherwise.
+def _new(factory_name):
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        # torch accepts both x.new_zeros(2, 3) and x.new_zeros((2, 3))
         from . import factories
-        size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        return fill(factories, size, dtype or self.dtype, requires_grad)
+        if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+            size = tuple(size[0])
+        return getattr(factories, factory_name)(
+            size, dtype=dtype or self.dtype, device=device if device is not None else self.device,
+            requires_grad=requires_grad)
+    new.__name__ = "new_" + factory_name
     return new
 
 
-Tensor.new_zeros = _new(lambda f, size, dt, rg: f.zeros(size, dtype=dt, requires_grad=rg))
-Tensor.new_ones = _new(lambda f, size, dt, rg: f.ones(size, dtype=dt, requires_grad=rg))
-Tensor.new_empty = _new(lambda f, size, dt, rg: f.empty(size, dtype=dt, requires_grad=rg))
+Tensor.new_zeros = _new("zeros")
+Tensor.new_ones = _new("ones")
+Tensor.new_empty = _new("empty")
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from . import factories
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-    return factories.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return factories.full(size, fill_value, dtype=dtype or self.dtype,
+                          device=device if device is not None else self.device,
+                          requires_grad=requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     from . import factories
-    return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return factories.tensor(data, dtype=dtype or self.dtype,
+                            device=device if device is not None else self.device,
+                            requires_grad=requires_grad)
 
 
 Tensor.new_full = new_full

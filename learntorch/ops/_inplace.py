@@ -4,14 +4,25 @@ An in-place op writes its result into the tensor's own memory and bumps the
 version counter it shares with its views.  When autograd is watching:
 
 * a leaf that requires grad may not be changed in place (its ``.grad`` would
-  no longer describe the values it holds) -- torch's RuntimeError;
+  no longer describe the values it holds) -- torch's RuntimeError, and the
+  same for a view of such a leaf;
 * otherwise the op is recorded as the out-of-place op applied to a copy of
   the old values, and the tensor takes over the new ``grad_fn`` ("rebasing
-  its history"), so later backward passes see the right derivative.
+  its history"), so later backward passes see the right derivative;
+* when the tensor is a *view*, its memory belongs to its base, so it is the
+  base's history that changes: the base becomes "old base with the view's
+  region replaced by the new values" (torch's ``CopySlices``), and the view
+  becomes a read of that new base.
+
+Without autograd it is just a write.  Writing into an ``expand()``ed view,
+where several elements share one memory cell, is refused as in torch.
 """
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd.function import Function
+from ._helpers import wrap
+from .shape import has_internal_overlap
 
 
 def check_inplace_allowed(x):
@@ -22,16 +33,19 @@ def check_inplace_allowed(x):
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "Wrap the update in `with torch.no_grad():` (as optimizers do) or work on a copy.")
     base = x._base
-    if base is not None and x._requires_grad and base._requires_grad:
-        if base._grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation. Wrap it in `with torch.no_grad():` or clone() the view first.")
+    if base is not None and x._requires_grad and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
-            "in-place change of a view of a tensor that is part of the autograd graph is not "
-            "supported by learntorch (torch would rewrite the base tensor's history). Apply the "
-            "operation to the whole tensor, or use an out-of-place op (torch.where, torch.cat) "
-            "or clone() the view first.")
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. Wrap it in `with torch.no_grad():` or clone() the view first.")
+
+
+def check_no_overlap(x):
+    if has_internal_overlap(x._data):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            f"single memory location (a tensor of shape {list(x.shape)} with stride "
+            f"{list(x.stride())}: an expand()ed view). Please clone() the tensor before "
+            "performing the operation.")
 
 
 def _store(x, result):
@@ -44,14 +58,13 @@ def _store(x, result):
             rd.name != "bool" and xd.name == "bool"):
         raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
                            f"{_short(xd)}")
+    check_no_overlap(x)
     try:
         np.copyto(x._data, result._data, casting="unsafe")
     except ValueError as e:
         if "read-only" in str(e):
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location (it is an expand()ed view). Please clone() the tensor "
-                "before performing the operation.") from None
+            raise RuntimeError(f"cannot write into this tensor of shape {list(x.shape)}: its "
+                               "memory is read-only. Please clone() it first.") from None
         raise
     x._version_counter[0] += 1
 
@@ -73,12 +86,13 @@ def apply_inplace(x, recorded, fast=None, others=()):
     needs_graph = grad_mode._state["enabled"] and (
         x._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others))
     if needs_graph:
+        if x._base is not None:
+            return _inplace_on_view(x, recorded)
         from .shape import Clone
         src = Clone.apply(x)  # the old values, since x's memory is about to change
         out = recorded(src)
         _store(x, out)
-        if out._requires_grad:
-            x._grad_fn, x._output_nr, x._requires_grad = out._grad_fn, out._output_nr, True
+        _take_history(x, out)
         return x
     if fast is not None:
         fast()
@@ -92,3 +106,92 @@ def apply_inplace(x, recorded, fast=None, others=()):
         state["enabled"] = previous
     _store(x, out)
     return x
+
+
+def _take_history(x, out):
+    """``x`` now holds ``out``'s values: make it ``out`` for autograd too."""
+    if out._requires_grad:
+        x._grad_fn, x._output_nr, x._requires_grad = out._grad_fn, out._output_nr, True
+
+
+def _inplace_on_view(x, recorded):
+    """An in-place op on a view: rewrite the base's history (torch's CopySlices)."""
+    from .indexing import CopySlices, Index
+    from .shape import Clone
+    base = x._base
+    region = _view_region(base, x)
+    old_base = Clone.apply(base)
+    new_view = recorded(Index.apply(old_base, region))
+    _store(x, new_view)  # the write lands in the base's memory
+    new_base = CopySlices.apply(old_base, region, new_view, False)
+    _take_history(base, new_base)
+    _take_history(x, Index.apply(base, region))  # the view, re-read from the new base
+    return x
+
+
+def _view_region(base, view):
+    """Where ``view``'s elements sit in ``base``: an advanced-index region (see indexing.py).
+
+    Found by memory address: each element of the view is the element of the
+    base at the same address.
+    """
+    base_addr = _addresses(base._data).reshape(-1)
+    view_addr = _addresses(view._data)
+    order = np.argsort(base_addr, kind="stable")
+    pos = np.searchsorted(base_addr[order], view_addr).clip(0, max(base_addr.size - 1, 0))
+    flat = order[pos]
+    if base_addr.size == 0 or not np.array_equal(base_addr[flat], view_addr):
+        raise RuntimeError("in-place operation on a view whose memory is not inside its base "
+                           f"(view shape {list(view.shape)}, base shape {list(base.shape)})")
+    return (), tuple(np.unravel_index(flat, base.shape))
+
+
+def _addresses(a):
+    """The byte address of every element of numpy array ``a``, as an int array of its shape."""
+    addr = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+    for k, (n, s) in enumerate(zip(a.shape, a.strides)):
+        step = [1] * a.ndim
+        step[k] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * s).reshape(step)
+    return addr
+
+
+# ---------------------------------------------------------------- writes with no out-of-place twin
+class Fill(Function):
+    """``x.fill_(value)`` as a function: every element becomes ``value``."""
+
+    node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        v = value._data if hasattr(value, "_data") else value
+        return wrap(np.full(x.shape, v, dtype=x._data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..factories import zeros
+        gx = zeros(grad.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
+        return gx, (grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+class Zero(Fill):
+    node_name = "ZeroBackward0"
+
+
+class Copy(Function):
+    """``x.copy_(src)`` as a function: ``src`` broadcast to x's shape, cast to x's dtype."""
+
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x, src):
+        out = np.empty(x.shape, dtype=x._data.dtype)
+        np.copyto(out, np.broadcast_to(src._data, x.shape), casting="unsafe")
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..factories import zeros
+        gx = zeros(grad.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
+        # the engine sums over broadcast dims and casts back to src's dtype
+        return gx, (grad if ctx.needs_input_grad[1] else None)

@@ -12,64 +12,158 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import wrap
+from .shape import (clone_strides, copy_array, has_internal_overlap, select_array, slice_array,
+                    unsqueeze_array)
+
+_INDEX_DTYPES = (_dtypes.int64, _dtypes.int32)
 
 
 # ---------------------------------------------------------------- index conversion
+def _as_items(index):
+    """The index as a tuple of items.
+
+    Like torch, a list that holds sequences, slices, ``...`` or None is read as
+    a tuple (``x[[[0, 1], [1, 2]]]`` is ``x[[0, 1], [1, 2]]``); any other list
+    is one integer/bool index.
+    """
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and any(
+            isinstance(i, (list, tuple, slice, Tensor, np.ndarray)) or i is None or i is Ellipsis
+            for i in index):
+        return tuple(index)
+    return (index,)
+
+
 def _convert_index(x, index):
-    """Turn a torch-style index into a numpy one, with torch's checks and messages."""
-    items = index if isinstance(index, tuple) else (index,)
-    out, advanced, dim = [], False, 0
-    for item in items:
+    """Turn a torch-style index into a *region* of ``x``, with torch's checks and messages.
+
+    Torch indexes in two steps, and so does a region ``(basic, advanced)``:
+
+    1. ``basic``: ints, slices, None and ``...`` applied one at a time -- a view;
+    2. ``advanced``: integer arrays and boolean masks applied to that view (a
+       numpy index tuple, or None when there are none) -- a copy.
+
+    Doing the ints first matters: ``x[0, :, [1, 2]]`` has shape [4, 2] for x of
+    shape [3, 4, 5] in torch, where numpy's one-step rule gives [2, 4].
+    """
+    items = _as_items(index)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    basic, arrays = [], []  # arrays: (dim of the basic view, index array)
+    dim = vdim = 0  # the next dim of x, and of the basic view, that an item applies to
+    for k, item in enumerate(items):
         if isinstance(item, Tensor):
             item = item._data
         elif isinstance(item, list):
             item = np.asarray(item)
             if item.dtype == object:
                 raise IndexError("nested index lists must be rectangular")
+            if item.size == 0:
+                item = item.astype(np.int64)  # torch reads [] as an empty long index
+        if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_:
+            item = bool(item)
         if isinstance(item, np.ndarray):
+            if item.dtype == np.uint8:
+                item = item.astype(np.bool_)  # torch's (deprecated) byte masks
             if item.dtype == np.bool_:
                 _check_mask(x, item, dim)
-                advanced = True
-                dim += max(item.ndim, 1)
+                span = item.ndim
             elif np.issubdtype(item.dtype, np.integer):
                 _check_bounds(x, item, dim)
-                advanced = True
-                dim += 1
+                if item.ndim == 0:  # a 0-d integer tensor acts as a plain int (a view)
+                    _check_int(x, int(item), dim)
+                    basic.append(int(item))
+                    dim += 1
+                    continue
+                span = 1
             else:
                 raise IndexError(f"tensors used as indices must be long, int, byte or bool "
                                  f"tensors, got {item.dtype}; convert with .long()")
+            basic += [slice(None)] * span  # keep the dims; the array picks from them later
+            arrays.append((vdim, item))
+            dim, vdim = dim + span, vdim + span
         elif item is None:
-            pass
+            basic.append(None)
+            vdim += 1
         elif item is Ellipsis:
-            dim = _after_ellipsis(x, items)  # the dims after ``...`` are counted from the end
+            skip = x.ndim - _dims_used(items[k + 1:]) - dim
+            basic.append(Ellipsis)
+            dim, vdim = dim + max(skip, 0), vdim + max(skip, 0)
         elif isinstance(item, (bool, np.bool_)):
-            advanced = True
+            # True adds a size-1 dim and keeps it, False adds one and keeps nothing
+            basic.append(None)
+            arrays.append((vdim, np.arange(int(item), dtype=np.int64)))
+            vdim += 1
         elif isinstance(item, (int, np.integer)):
             _check_int(x, int(item), dim)
+            basic.append(int(item))
             dim += 1
         elif isinstance(item, slice):
-            if item.step is not None and item.step <= 0:
-                raise ValueError("step must be greater than zero")
-            dim += 1
+            _check_slice(item)
+            basic.append(item)
+            dim, vdim = dim + 1, vdim + 1
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
                              f"byte Variables are valid indices (got {type(item).__name__})")
-        out.append(item)
     if dim > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} "
                          f"(shape {list(x.shape)})")
-    return tuple(out), advanced
+    if not arrays:
+        return (tuple(basic), None), False
+    advanced, pos = [], 0
+    for vd, arr in arrays:
+        advanced += [slice(None)] * (vd - pos) + [arr]
+        pos = vd + (arr.ndim if arr.dtype == np.bool_ else 1)
+    return (tuple(basic), tuple(advanced)), True
 
 
-def _after_ellipsis(x, items):
-    rest = items[items.index(Ellipsis) + 1:]
+def read_region(a, region):
+    """``a`` indexed by ``region``: a numpy view for basic indexing, a copy for advanced."""
+    basic, advanced = region
+    v = basic_view(a, basic)
+    return v if advanced is None else v[advanced]
+
+
+def write_region(a, region, value, accumulate=False):
+    """Write (or add) ``value`` into ``a`` at ``region``, in place."""
+    basic, advanced = region
+    v = basic_view(a, basic)
+    if advanced is None:
+        if accumulate:
+            v += value
+        else:
+            v[...] = value
+    elif accumulate:
+        np.add.at(v, advanced, value)  # add.at: repeated indices accumulate
+    else:
+        v[advanced] = value
+
+
+def _dims_used(items):
+    """How many dims of the indexed tensor ``items`` consume (None and bools consume none)."""
     used = 0
-    for i in rest:
-        if i is None:
+    for i in items:
+        if i is None or isinstance(i, (bool, np.bool_)):
             continue
-        arr = i._data if isinstance(i, Tensor) else i
-        used += arr.ndim if isinstance(arr, np.ndarray) and arr.dtype == np.bool_ else 1
-    return x.ndim - used
+        arr = i._data if isinstance(i, Tensor) else (np.asarray(i) if isinstance(i, list) else i)
+        is_mask = isinstance(arr, np.ndarray) and arr.dtype in (np.bool_, np.uint8)
+        used += arr.ndim if is_mask else 1
+    return used
+
+
+def _check_slice(item):
+    for name in ("start", "stop", "step"):
+        v = getattr(item, name)
+        if v is not None and not isinstance(v, (int, np.integer)) and not (
+                isinstance(v, Tensor) and v.ndim == 0 and not v.is_floating_point()):
+            raise TypeError(f"slice indices must be integers or None, got {name}={v!r}")
+    if item.step is not None:
+        if item.step == 0:
+            raise ValueError("slice step cannot be zero")
+        if item.step < 0:
+            raise ValueError("step must be greater than zero (negative steps are not supported; "
+                             "use .flip(dim) to reverse a dimension)")
 
 
 def _check_int(x, i, dim):
@@ -83,7 +177,8 @@ def _check_int(x, i, dim):
 
 def _check_bounds(x, arr, dim):
     if dim >= x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} "
+                         f"(shape {list(x.shape)})")
     if arr.size:
         size = x.shape[dim]
         hi, lo = arr.max(), arr.min()
@@ -94,134 +189,214 @@ def _check_bounds(x, arr, dim):
 
 def _check_mask(x, mask, dim):
     for k, s in enumerate(mask.shape):
-        if dim + k >= x.ndim or x.shape[dim + k] != s:
+        if dim + k >= x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}: the mask of "
+                             f"shape {list(mask.shape)} starts at dimension {dim} of a tensor "
+                             f"of shape {list(x.shape)}")
+        if x.shape[dim + k] != s:
             raise IndexError(
                 f"The shape of the mask {list(mask.shape)} at index {k} does not match the shape "
                 f"of the indexed tensor {list(x.shape)} at index {dim + k}")
 
 
+def basic_view(a, items):
+    """numpy view of ``a`` for ints, slices, None and ``...``, applied one at a time as torch.
+
+    Each int selects (removes a dim and moves the offset), each slice narrows a
+    dim (moves the offset, multiplies the stride by the step), each None
+    inserts a size-1 dim.  numpy's ``a[items]`` reads the same elements, but
+    one at a time, as torch, gives torch's strides and offsets in every case.
+    """
+    dim = 0
+    for k, item in enumerate(items):
+        if item is None:
+            a = unsqueeze_array(a, dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim = a.ndim - _dims_used(items[k + 1:])
+        elif isinstance(item, slice):
+            a = slice_array(a, dim, item)
+            dim += 1
+        else:
+            a = select_array(a, dim, item)
+    return a
+
+
 # ---------------------------------------------------------------- reading
-class Index(Function):
-    node_name = "IndexBackward0"
+class SliceView(Function):
+    """Basic indexing: a view of the input."""
+
+    node_name = "SliceBackward0"
 
     @staticmethod
-    def forward(ctx, x, index, advanced):
-        ctx.shape, ctx.index, ctx.dtype = x.shape, index, x._dtype
-        result = x._data[index]
-        if advanced:
-            return wrap(np.asarray(result))
-        return x._view_of(result if isinstance(result, np.ndarray) else np.asarray(result))
+    def forward(ctx, x, basic):
+        ctx.shape, ctx.basic = x.shape, basic
+        return x._view_of(basic_view(x._data, basic))
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexPutAdd.apply(grad, ctx.shape, ctx.index), None, None
+        return IndexPutAdd.apply(grad, ctx.shape, (ctx.basic, None)), None
 
 
-class SliceView(Index):
-    node_name = "SliceBackward0"
+class Select(SliceView):
+    node_name = "SelectBackward0"
+
+
+class Index(Function):
+    """Advanced indexing: a new tensor gathered from the input."""
+
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, region):
+        ctx.shape, ctx.region = x.shape, region
+        return wrap(np.ascontiguousarray(read_region(x._data, region)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexPutAdd.apply(grad, ctx.shape, ctx.region), None
 
 
 class IndexPutAdd(Function):
-    """zeros(shape) with ``grad`` added at ``index``: the backward of a read."""
+    """zeros(shape) with ``grad`` added at ``region``: the backward of a read."""
 
     node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, grad, shape, index):
-        ctx.index = index
+    def forward(ctx, grad, shape, region):
+        ctx.region = region
         out = np.zeros(shape, dtype=grad._data.dtype)
-        np.add.at(out, index, grad._data)
+        write_region(out, region, grad._data, accumulate=True)
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.index], None, None
+        return index_region(grad, ctx.region), None, None
+
+
+def index_region(x, region):
+    """``x`` read at ``region``, recorded for autograd: a view (basic) or a copy (advanced)."""
+    basic, advanced = region
+    if advanced is not None:
+        return Index.apply(x, region)
+    only_ints = basic and all(isinstance(i, int) for i in basic)
+    return (Select if only_ints else SliceView).apply(x, basic)
 
 
 def getitem(x, index):
-    np_index, advanced = _convert_index(x, index)
-    cls = Index if advanced else SliceView
-    return cls.apply(x, np_index, advanced)
+    region, _ = _convert_index(x, index)
+    return index_region(x, region)
 
 
 def select(input, dim, index):
     d = input._wrap_dim(dim)
-    idx = [slice(None)] * d + [index]
-    return getitem(input, tuple(idx))
+    index = int(index)
+    size = input.shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    return Select.apply(input, (slice(None),) * d + (index,))
 
 
 # ---------------------------------------------------------------- writing
 class IndexPut(Function):
-    """``out = x.clone(); out[index] = value`` -- what ``x[index] = value`` records."""
+    """``out = x.clone(); out[region] = value`` (or ``+= value`` when accumulating)."""
 
-    node_name = "CopySlices"
+    node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, x, index, value, accumulate):
-        ctx.index, ctx.accumulate = index, accumulate
-        out = x._data.copy()
-        v = value._data if isinstance(value, Tensor) else value
-        if isinstance(value, Tensor):
-            ctx.value_shape = value.shape
-        if accumulate:
-            np.add.at(out, index, v)
-        else:
-            out[index] = v
+    def forward(ctx, x, region, value, accumulate):
+        ctx.region, ctx.accumulate = region, accumulate
+        out = copy_array(x._data, clone_strides(x.shape, x.stride()))  # as x.clone()
+        write_region(out, region, value._data if isinstance(value, Tensor) else value,
+                     accumulate)
         return wrap(out)
 
     @staticmethod
     def backward(ctx, grad):
-        gx = grad if ctx.accumulate else grad.index_put(ctx.index, 0.0)
-        gv = None
-        if ctx.needs_input_grad[2]:
-            gv = grad[ctx.index]
+        # overwritten elements no longer depend on x; the value's gradient is what
+        # reached the positions it was written to (the engine sums broadcast dims)
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gx = grad if ctx.accumulate else IndexPut.apply(grad, ctx.region, 0.0, False)
+        gv = index_region(grad, ctx.region) if ctx.needs_input_grad[2] else None
         return gx, None, gv, None
 
 
+class CopySlices(IndexPut):
+    node_name = "CopySlices"  # torch's name for a write into part of a tensor
+
+
 def index_put(input, indices, values, accumulate=False):
-    np_index, _ = _convert_index(input, indices)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    region, _ = _convert_index(input, tuple(indices))
     if isinstance(values, Tensor):
-        _check_value_shape(input, np_index, values)
-    return IndexPut.apply(input, np_index, values, accumulate)
+        if values._dtype is not input._dtype:
+            raise RuntimeError(
+                f"Index put requires the source and destination dtypes match, got "
+                f"{_short(input._dtype)} for the destination and {_short(values._dtype)} for "
+                "the source. Convert with values.to(input.dtype)")
+        values = _fit_value(input, region, values)
+    return IndexPut.apply(input, region, values, bool(accumulate))
 
 
-def _check_value_shape(x, np_index, value):
-    target = np.empty(x.shape, dtype=np.bool_)[np_index].shape
+def _short(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[d.name]
+
+
+def _fit_value(x, region, value):
+    """``value`` checked to broadcast to ``x[region]``; leading size-1 dims dropped, as torch."""
     from .broadcast import is_expandable_to
+    target = read_region(np.empty(x.shape, dtype=np.bool_), region).shape
+    while value.ndim > len(target) and value.shape[0] == 1:
+        value = value.squeeze(0)
     if not is_expandable_to(tuple(value.shape), tuple(target)):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be "
                            f"broadcast to indexing result of shape {list(target)}")
+    return value
 
 
 def setitem(x, index, value):
-    """``x[index] = value``: in place, recorded as IndexPut when autograd is involved."""
+    """``x[index] = value``: in place, recorded as CopySlices when autograd is involved."""
     from ._inplace import apply_inplace
     if isinstance(value, Tensor) and value._device != x._device:
         from ._helpers import check_same_device
         check_same_device(x, value)
-    if not isinstance(value, Tensor):
-        if isinstance(value, (list, tuple, np.ndarray)):
-            value = Tensor._wrap(np.asarray(value, dtype=x._dtype.np))
-    np_index, _ = _convert_index(x, index)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        value = Tensor._wrap(np.asarray(value, dtype=x._dtype.np))
+    elif not isinstance(value, Tensor):
+        if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a {x._type_name()}")
+        value = _cast_scalar(value, x)
+    region, advanced = _convert_index(x, index)
     if isinstance(value, Tensor):
-        _check_value_shape(x, np_index, value)
+        value = _fit_value(x, region, value)
         if value._dtype is not x._dtype:
-            value = value.to(x._dtype)
-    apply_inplace(x, lambda src: IndexPut.apply(src, np_index, value, False),
-                  fast=lambda: _write(x, np_index, value), others=(value,))
+            value = value.to(x._dtype)  # torch casts the value to the tensor's dtype
+    if not advanced and has_internal_overlap(basic_view(x._data, region[0])):
+        _overlap_error()
+    apply_inplace(x, lambda src: CopySlices.apply(src, region, value, False),
+                  fast=lambda: _write(x, region, value), others=(value,))
 
 
-def _write(x, np_index, value):
-    v = value._data if isinstance(value, Tensor) else value
+def _write(x, region, value):
     try:
-        x._data[np_index] = v
+        write_region(x._data, region, value._data if isinstance(value, Tensor) else value)
     except ValueError as e:
         if "read-only" in str(e):
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location (it is an expand()ed view). Please clone() the tensor "
-                "before performing the operation.") from None
+            _overlap_error()
         raise
+
+
+def _overlap_error():
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        "single memory location (it is an expand()ed view). Please clone() the tensor before "
+        "performing the operation.")
 
 
 # ---------------------------------------------------------------- gather / scatter
@@ -232,25 +407,44 @@ def _full_index(index, dim):
     return tuple(grids)
 
 
-def _check_gather(input, dim, index, name, src=None):
-    if index._dtype is not _dtypes.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index._dtype}; "
-                           "convert with .long()")
-    if index.ndim != input.ndim:
+def _check_index_tensor(input, dim, index, name, src=None):
+    """torch's checks shared by gather, scatter and scatter_add (all RuntimeErrors)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index, got "
+                           f"{index._dtype}; convert with .long()")
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as input "
                            f"tensor ({name}: index shape {list(index.shape)}, input shape "
                            f"{list(input.shape)})")
-    for d in range(input.ndim):
-        if d != dim and index.shape[d] > input.shape[d]:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index "
-                               f"{list(index.shape)} to be smaller than self {list(input.shape)} "
-                               f"apart from dimension {dim}")
+    ishape, xshape = _shape1(index), _shape1(input)
+    sshape = _shape1(src) if isinstance(src, Tensor) else None
+    for d in range(len(ishape)):
+        too_big = d != dim and ishape[d] > xshape[d]
+        if too_big or (sshape is not None and ishape[d] > sshape[d]):
+            tail = f" and to be no larger size than src {list(src.shape)}" if sshape else ""
+            raise RuntimeError(f"Size does not match at dimension {d}: expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {dim}{tail}")
     if index._data.size:
-        size = input.shape[dim]
+        size = xshape[dim]
         hi, lo = index._data.max(), index._data.min()
-        if hi >= size or lo < -size:
-            raise IndexError(f"{name}(): index {hi if hi >= size else lo} is out of bounds for "
-                             f"dimension {dim} with size {size}")
+        if hi >= size or lo < 0:  # no negative indices here, unlike x[i]
+            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for "
+                               f"dimension {dim} with size {size} (in {name})")
+
+
+def _shape1(t):
+    """Shape with 0-d treated as 1-d of one element (torch allows 0-d gather/scatter)."""
+    return tuple(t.shape) if t.ndim else (1,)
+
+
+def _check_same_dtype(input, src, name):
+    if isinstance(src, Tensor) and src._dtype is not input._dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype (self is "
+                           f"{input._dtype}, src is {src._dtype}); convert src with "
+                           ".to(self.dtype)")
 
 
 class Gather(Function):
@@ -260,7 +454,9 @@ class Gather(Function):
     def forward(ctx, x, dim, index):
         ctx.save_for_backward(index)
         ctx.shape, ctx.dim = x.shape, dim
-        return wrap(x._data[_full_index(index._data, dim)])
+        a = np.atleast_1d(x._data)
+        out = a[_full_index(np.atleast_1d(index._data), dim)]
+        return wrap(out.reshape(index.shape))
 
     @staticmethod
     def backward(ctx, grad):
@@ -269,10 +465,34 @@ class Gather(Function):
         return zeros(ctx.shape, dtype=grad.dtype).scatter_add(ctx.dim, index, grad), None, None
 
 
-def gather(input, dim, index):
+def gather(input, dim, index, *, sparse_grad=False):
     d = input._wrap_dim(dim)
-    _check_gather(input, d, index, "gather")
+    _check_index_tensor(input, d, index, "gather")
     return Gather.apply(input, d, index)
+
+
+def _scatter_array(x, dim, index, src, add):
+    """A copy of ``x`` with ``src`` (an array or a number) written/added at ``index`` along dim."""
+    out = np.array(np.atleast_1d(x._data), copy=True)
+    idx = np.atleast_1d(index._data)
+    where = _full_index(idx, dim)
+    if isinstance(src, Tensor):
+        region = tuple(slice(0, s) for s in idx.shape)
+        src = np.atleast_1d(src._data)[region]
+    if add:
+        np.add.at(out, where, src)
+    else:
+        out[where] = src
+    return out.reshape(x.shape)
+
+
+def _src_grad(grad, index, dim, src_shape):
+    """Gradient of scatter's src: what reached each written position, zero for unused src."""
+    g = grad.gather(dim, index)
+    if tuple(g.shape) == tuple(src_shape):
+        return g
+    from .padding import constant_pad
+    return constant_pad(g, [(0, s - n) for s, n in zip(src_shape, g.shape)])
 
 
 class ScatterAdd(Function):
@@ -281,18 +501,15 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         ctx.save_for_backward(index)
-        ctx.dim = dim
-        out = x._data.copy()
-        region = tuple(slice(0, s) for s in index.shape)
-        np.add.at(out, _full_index(index._data, dim), src._data[region].astype(out.dtype))
-        return wrap(out)
+        ctx.dim, ctx.src_shape = dim, src.shape
+        return wrap(_scatter_array(x, dim, index, src, add=True))
 
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
         g_src = None
         if ctx.needs_input_grad[3]:
-            g_src = grad.gather(ctx.dim, index)
+            g_src = _src_grad(grad, index, ctx.dim, ctx.src_shape)
         return grad, None, None, g_src
 
 
@@ -303,36 +520,55 @@ class Scatter(Function):
     def forward(ctx, x, dim, index, src):
         ctx.save_for_backward(index)
         ctx.dim = dim
-        out = x._data.copy()
-        if isinstance(src, Tensor):
-            region = tuple(slice(0, s) for s in index.shape)
-            out[_full_index(index._data, dim)] = src._data[region]
-        else:
-            out[_full_index(index._data, dim)] = src
-        return wrap(out)
+        ctx.src_shape = src.shape if isinstance(src, Tensor) else None
+        return wrap(_scatter_array(x, dim, index, src, add=False))
 
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
+        # overwritten positions no longer depend on x
         gx = grad.scatter(ctx.dim, index, 0.0) if ctx.needs_input_grad[0] else None
-        g_src = grad.gather(ctx.dim, index) if ctx.needs_input_grad[3] else None
+        g_src = None
+        if ctx.needs_input_grad[3]:
+            g_src = _src_grad(grad, index, ctx.dim, ctx.src_shape)
         return gx, None, None, g_src
+
+
+class ScatterValue(Scatter):
+    node_name = "ScatterBackward1"
 
 
 def scatter_add(input, dim, index, src):
     d = input._wrap_dim(dim)
-    _check_gather(input, d, index, "scatter_add")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
+    _check_same_dtype(input, src, "scatter_add")
+    _check_index_tensor(input, d, index, "scatter_add", src)
     return ScatterAdd.apply(input, d, index, src)
 
 
-def scatter(input, dim, index, src=None, value=None, reduce=None):
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    if src is None and value is None:
+        raise TypeError("scatter() needs either a src tensor or a value")
+    src = src if src is not None else value
     if reduce is not None:
-        if reduce == "add":
+        if reduce == "add" and isinstance(src, Tensor):
             return scatter_add(input, dim, index, src)
-        raise NotImplementedError(f"scatter reduce={reduce!r} is not supported; use scatter_add")
+        raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by learntorch; "
+                                  "use scatter_add (or scatter_reduce in torch)")
     d = input._wrap_dim(dim)
-    _check_gather(input, d, index, "scatter")
-    return Scatter.apply(input, d, index, src if src is not None else value)
+    _check_same_dtype(input, src, "scatter")
+    _check_index_tensor(input, d, index, "scatter", src)
+    if isinstance(src, Tensor):
+        return Scatter.apply(input, d, index, src)
+    return ScatterValue.apply(input, d, index, _cast_scalar(src, input))
+
+
+def _cast_scalar(value, input):
+    """A Python number in the tensor's dtype (torch truncates floats written to ints)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return input._dtype.np.type(value).item() if input._dtype.name != "bool" else bool(value)
 
 
 class IndexSelect(Function):
@@ -342,6 +578,8 @@ class IndexSelect(Function):
     def forward(ctx, x, dim, index):
         ctx.save_for_backward(index)
         ctx.shape, ctx.dim = x.shape, dim
+        if x.ndim == 0:
+            return wrap(x._data.copy())
         return wrap(np.take(x._data, index._data, axis=dim))
 
     @staticmethod
@@ -352,17 +590,23 @@ class IndexSelect(Function):
 
 
 def _check_index_vector(input, dim, index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector, got shape "
-                         f"{list(index.shape)}")
-    if index._dtype not in (_dtypes.int64, _dtypes.int32):
-        raise IndexError(f"{name}(): Expected dtype int32/int64 for index, got {index._dtype}")
-    _check_bounds(input, index._data.reshape(-1), dim)
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got a tensor of "
+                         f"shape {list(index.shape)}; flatten it first")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index, got "
+                           f"{index._dtype}; convert with .long()")
 
 
 def index_select(input, dim, index):
     d = input._wrap_dim(dim)
     _check_index_vector(input, d, index, "index_select")
+    size = input.shape[d] if input.ndim else 1
+    if index._data.size and (index._data.min() < 0 or index._data.max() >= size):
+        raise IndexError(f"index out of range in self: index_select() along dimension {d} of "
+                         f"size {size} got indices {index.tolist()}")
     return IndexSelect.apply(input, d, index.reshape(-1))
 
 
@@ -373,28 +617,51 @@ class IndexAdd(Function):
     def forward(ctx, x, dim, index, source, alpha):
         ctx.save_for_backward(index)
         ctx.dim, ctx.alpha = dim, alpha
-        out = x._data.copy()
+        out = np.array(np.atleast_1d(x._data), copy=True)
         moved = np.moveaxis(out, dim, 0)  # a view: writes land in ``out``
-        np.add.at(moved, index._data, np.moveaxis(source._data, dim, 0) * alpha)
-        return wrap(out)
+        s = np.moveaxis(np.atleast_1d(source._data), dim, 0)
+        np.add.at(moved, index._data, s * alpha if alpha != 1 else s)
+        return wrap(out.reshape(x.shape))
 
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        g_src = grad.index_select(ctx.dim, index) * ctx.alpha if ctx.needs_input_grad[3] else None
+        g_src = None
+        if ctx.needs_input_grad[3]:
+            g_src = grad.index_select(ctx.dim, index)
+            if ctx.alpha != 1:
+                g_src = g_src * ctx.alpha
         return grad, None, None, g_src, None
 
 
 def index_add(input, dim, index, source, *, alpha=1):
     d = input._wrap_dim(dim)
-    _check_index_vector(input, d, index, "index_add")
-    expected = list(input.shape)
-    expected[d] = index.numel()
-    if list(source.shape) != expected and not (source.ndim == 0 and input.ndim == 0):
-        raise RuntimeError(f"index_add_(): source shape {list(source.shape)} must match self "
-                           f"shape {list(input.shape)} except at dim {d}, where it must equal "
-                           f"the number of indices ({index.numel()})")
-    return IndexAdd.apply(input, d, index, source, alpha)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_add(): argument 'source' must be Tensor, not "
+                        f"{type(source).__name__}")
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got a tensor of "
+                         f"shape {list(index.shape)}")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{_short(index._dtype)}")
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_add_(): self ({_short(input._dtype)}) and source "
+                           f"({_short(source._dtype)}) must have the same scalar type")
+    xshape, sshape = _shape1(input), _shape1(source)
+    if len(sshape) != len(xshape) or any(s != n for i, (s, n) in enumerate(zip(sshape, xshape))
+                                         if i != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} "
+                           f"source.shape = {list(source.shape)}")
+    if sshape[d] != index.numel():
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+                           f"to source.size(dim): ({sshape[d]}), for dim: {d}")
+    size = xshape[d]
+    if index._data.size and (index._data.min() < 0 or index._data.max() >= size):
+        bad = index._data.max() if index._data.max() >= size else index._data.min()
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return IndexAdd.apply(input, d, index.reshape(-1), source, alpha)
 
 
 class MaskedFill(Function):
@@ -404,47 +671,71 @@ class MaskedFill(Function):
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
         v = value._data if isinstance(value, Tensor) else value
-        out = np.where(mask._data, np.asarray(v, dtype=x._data.dtype), x._data)
-        return wrap(np.ascontiguousarray(np.broadcast_to(out, x.shape)))
+        out = np.where(mask._data, np.asarray(v).astype(x._data.dtype), x._data)
+        return wrap(np.ascontiguousarray(out))
 
     @staticmethod
     def backward(ctx, grad):
         mask, = ctx.saved_tensors
-        g_value = None
-        if ctx.needs_input_grad[2]:
-            g_value = grad.where(mask, grad * 0).sum()
-        return grad.masked_fill(mask, 0.0), None, g_value
+        from .comparison import where
+        g_x = where(mask, 0.0, grad) if ctx.needs_input_grad[0] else None
+        g_value = where(mask, grad, 0.0).sum() if ctx.needs_input_grad[2] else None
+        return g_x, None, g_value
+
+
+class MaskedFillTensor(MaskedFill):
+    node_name = "MaskedFillBackward1"
 
 
 def masked_fill(input, mask, value):
-    if mask._dtype is not _dtypes.bool_:
+    if not isinstance(mask, Tensor) or mask._dtype is not _dtypes.bool_:
+        got = mask._dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask._dtype}; build it with a comparison, e.g. x > 0")
+                           f"{got}; build it with a comparison, e.g. x > 0")
     from .broadcast import broadcast_shapes
-    try:
-        if broadcast_shapes(input.shape, mask.shape) != tuple(input.shape):
-            raise RuntimeError
-    except RuntimeError:
-        raise RuntimeError(f"The size of the mask {list(mask.shape)} must be broadcastable to the "
-                           f"tensor's shape {list(input.shape)} in masked_fill") from None
-    if isinstance(value, Tensor) and value.ndim != 0:
-        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value.ndim} dimension(s).")
-    return MaskedFill.apply(input, mask, value)
+    broadcast_shapes(input.shape, mask.shape)  # torch's "size of tensor a ... must match"
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return MaskedFillTensor.apply(input, mask, value)
+    return MaskedFill.apply(input, mask, _cast_scalar(value, input))
 
 
 def masked_select(input, mask):
+    if not isinstance(mask, Tensor) or mask._dtype is not _dtypes.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask (build it with a "
+                           "comparison, e.g. x > 0)")
     from .broadcast import broadcast_shapes
     shape = broadcast_shapes(input.shape, mask.shape)
     return getitem(input.expand(shape), mask.expand(shape))
 
 
-def nonzero(input, as_tuple=False):
-    idx = np.nonzero(input._data)
+def nonzero(input, *, as_tuple=False):
+    a = input._data
     if as_tuple:
-        return tuple(wrap(i.astype(np.int64)) for i in idx)
-    return wrap(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((1, 0), np.int64))
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
+    if a.ndim == 0:  # one element: one empty coordinate row if it is nonzero
+        return wrap(np.zeros((int(bool(a)), 0), np.int64))
+    return wrap(np.ascontiguousarray(np.stack(np.nonzero(a), axis=1).astype(np.int64)))
 
 
-def take_along_dim(input, indices, dim):
-    return gather(input, dim, indices)
+def take_along_dim(input, indices, dim=None):
+    """``gather`` that first broadcasts ``input`` and ``indices`` (except along ``dim``)."""
+    if indices._dtype is not _dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_short(indices._dtype)}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = input._wrap_dim(dim)
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    from .broadcast import broadcast_shapes
+    in_shape, idx_shape = list(input.shape), list(indices.shape)
+    in_shape[d] = idx_shape[d] = 1
+    common = list(broadcast_shapes(in_shape, idx_shape))
+    in_target, idx_target = common.copy(), common.copy()
+    in_target[d], idx_target[d] = input.shape[d], indices.shape[d]
+    return gather(input.expand(in_target), d, indices.expand(idx_target))

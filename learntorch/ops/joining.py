@@ -19,8 +19,9 @@ class Cat(Function):
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
         ctx.sizes = [t.shape[dim] for t in tensors]
-        dtype = _dtypes.result_type(*[t for t in tensors])
-        return wrap(np.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=dim))
+        dtype = _dtypes.result_type(*tensors)  # torch promotes mixed dtypes
+        arrays = [t._data.astype(dtype.np, copy=False) for t in tensors]
+        return wrap(np.concatenate(arrays, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -106,8 +107,10 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = input._wrap_dim(dim)
     size = input.shape[d]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, d)
+    if size == 0:  # torch hands back `chunks` empty pieces
+        return tuple(input.narrow(d, 0, 0) for _ in range(chunks))
+    # pieces of ceil(size / chunks): the last may be smaller, and there may be fewer pieces
+    return split(input, -(-size // chunks), d)
 
 
 def unbind(input, dim=0):
@@ -116,9 +119,12 @@ def unbind(input, dim=0):
 
 
 def hstack(tensors):
-    tensors = list(tensors)
+    """Join side by side: along dim 1, or dim 0 for vectors (scalars count as vectors)."""
+    tensors = [t if t.ndim else t.reshape(1) for t in _check_tensor_list(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    """Join on top of each other along dim 0; vectors (and scalars) become rows first."""
+    tensors = _check_tensor_list(tensors, "vstack")
     return cat([t if t.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)

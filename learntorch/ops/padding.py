@@ -19,13 +19,22 @@ class ConstantPad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        index = tuple(slice(lo, grad.shape[i] - hi) for i, (lo, hi) in enumerate(ctx.widths))
-        return grad[index], None, None
+        # padding by w and padding by -w undo each other (up to the border values), so the
+        # gradient goes back through the opposite padding: added borders are cut off,
+        # cropped borders get a zero gradient
+        undo = tuple((-lo, -hi) for lo, hi in ctx.widths)
+        return ConstantPad.apply(grad, undo, 0), None, None
 
 
 def constant_pad(input, widths, value=0.0):
     """Pad with ``widths`` = [(before, after)] per dimension, first dimension first."""
-    return ConstantPad.apply(input, tuple(tuple(w) for w in widths), value)
+    widths = tuple((int(lo), int(hi)) for lo, hi in widths)
+    for d, ((lo, hi), size) in enumerate(zip(widths, input.shape)):
+        if size + lo + hi < 0:
+            raise RuntimeError(f"The input size {size}, plus negative padding {lo} and {hi} "
+                               f"resulted in a negative output size, which is invalid. Check "
+                               f"dimension {d} of your input (shape {list(input.shape)}).")
+    return ConstantPad.apply(input, widths, value)
 
 
 def pad(input, pad, mode="constant", value=None):
