@@ -264,7 +264,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        std = wrap(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0]))
+        std = wrap(np.asarray(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0])))
         ctx.save_for_backward(x, std)
         return std
 
@@ -297,7 +297,7 @@ class StdMean(Function):
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
         var, mean = _variance(ctx, x, dims, correction, keepdim)
-        std = wrap(np.sqrt(var))
+        std = wrap(np.asarray(np.sqrt(var)))
         ctx.save_for_backward(x, std)
         return std, wrap(np.asarray(mean, dtype=var.dtype))
 
@@ -596,7 +596,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _logical(np_fn, input, dim, keepdim):
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        out = input._data != 0  # torch's all/any treat dim=() as "reduce nothing"
+        out = np.asarray(input._data != 0)  # torch's all/any treat dim=() as "reduce nothing"
     else:
         out = np.asarray(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
     # torch keeps uint8 for uint8 input (the pre-bool convention) and returns bool otherwise

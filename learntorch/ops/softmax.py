@@ -9,6 +9,8 @@ underflowed 0.  Backward uses only the saved *output*:
 """
 import warnings
 
+import numpy as np
+
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
@@ -21,7 +23,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
-        y = wrap(backends.current.softmax(a, dim) if a.size else a.copy())  # empty: nothing to do
+        # (np.asarray: numpy turns 0-dim results into scalars; a tensor needs an array)
+        y = wrap(np.asarray(backends.current.softmax(a, dim)) if a.size else a.copy())
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -31,7 +34,8 @@ class Softmax(Function):
         y, = ctx.saved_tensors
         if recording_gradient_graph():  # create_graph=True: the same rule from tensor ops
             return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
-        return wrap(backends.current.softmax_backward(y._data, grad._data, ctx.dim)), None
+        dx = backends.current.softmax_backward(y._data, grad._data, ctx.dim)
+        return wrap(np.asarray(dx)), None
 
 
 class LogSoftmax(Function):
@@ -40,7 +44,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
-        y = wrap(backends.current.log_softmax(a, dim) if a.size else a.copy())  # empty: nothing to do
+        y = wrap(np.asarray(backends.current.log_softmax(a, dim)) if a.size else a.copy())
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -50,7 +54,8 @@ class LogSoftmax(Function):
         y, = ctx.saved_tensors
         if recording_gradient_graph():
             return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
-        return wrap(backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)), None
+        dx = backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)
+        return wrap(np.asarray(dx)), None
 
 
 def _prepare(name, input, dim, dtype):

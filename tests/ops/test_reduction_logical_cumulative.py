@@ -185,3 +185,22 @@ def test_grad_fn_names_match_torch(call):
     lt = call(learntorch, lt_tensor(a, True))
     th = call(torch, torch_tensor(a, True))
     assert lt.grad_fn.name() == th.grad_fn.name()
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(), lambda x: x.mean(), lambda x: x.prod(), lambda x: x.max(),
+    lambda x: x.max(0).values, lambda x: x.amin(), lambda x: x.var(correction=0),
+    lambda x: x.std(correction=0), lambda x: learntorch.std_mean(x, correction=0)[0],
+    lambda x: learntorch.var_mean(x, correction=0)[1], lambda x: x.logsumexp(0),
+    lambda x: x.norm(), lambda x: x.norm(3), lambda x: x.cumsum(0), lambda x: x.all(),
+    lambda x: x.any(dim=()), lambda x: x.count_nonzero(), lambda x: x.argmax(),
+    lambda x: x.softmax(0), lambda x: x.log_softmax(0),
+], ids=["sum", "mean", "prod", "max", "max_dim", "amin", "var", "std", "std_mean", "var_mean",
+        "logsumexp", "norm", "norm3", "cumsum", "all", "any", "count_nonzero", "argmax",
+        "softmax", "log_softmax"])
+def test_0_dim_results_are_writable_tensors_not_numpy_scalars(call):
+    """numpy turns 0-dim results into scalars; a tensor over one cannot be changed in place."""
+    out = call(learntorch.tensor(1.5))
+    assert isinstance(out.numpy(), np.ndarray) and out.shape == ()
+    out.detach().fill_(0)
+    assert out.item() == 0
