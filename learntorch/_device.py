@@ -24,8 +24,7 @@ class device:
         self.type, self.index = type, index
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # as torch: a device never equals a string (compare ``t.device.type == "cpu"``)
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and (self.index or 0) == (other.index or 0)

@@ -372,7 +372,8 @@ class Tensor:
         from ._tensor_repr import tensor_repr
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __str__(self):
+        return repr(self)  # the subclass's repr (Parameter adds "Parameter containing:")
 
     def __format__(self, spec):
         if self._data.ndim == 0:

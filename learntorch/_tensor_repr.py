@@ -184,12 +184,15 @@ def _add_suffixes(text, suffixes, indent):
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1  # torch's arithmetic, kept exactly
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        # lines break where torch's would: "dtype=learntorch.float64" is measured as
+        # "dtype=torch.float64", so the text stays torch's with only the names changed
+        length = len(suffix.replace("learntorch.", "torch."))
+        if last_line_len + length + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + length
         else:
             parts.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += length + 2
     parts.append(")")
     return "".join(parts)
 
