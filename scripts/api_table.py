@@ -143,8 +143,8 @@ def signature_params(obj, drop_first):
 def is_generic(params):
     """True for ``(*args, **kwargs)``: a wrapper whose real signature is elsewhere."""
     kinds = {k for _, k in params}
-    return bool(params) and kinds <= {inspect.Parameter.VAR_POSITIONAL,
-                                      inspect.Parameter.VAR_KEYWORD}
+    return inspect.Parameter.VAR_KEYWORD in kinds and kinds <= {
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
 
 
 def split_top_level(text):
@@ -296,7 +296,9 @@ def compare_signatures(lt_obj, torch_obj, name, is_method):
     # torch's `from` cannot be passed by name either, so only the position matters
     lt_params = [(n[:-1] if n.endswith("_") and keyword.iskeyword(n[:-1]) else n, k)
                  for n, k in lt_params]
-    known = {n for pos, kw in overloads for n in pos + kw}
+    # a *args parameter cannot be passed by name: its name is free, only its place counts
+    var_positional = {n for n, k in lt_params if k == inspect.Parameter.VAR_POSITIONAL}
+    known = {n for pos, kw in overloads for n in pos + kw} | var_positional
     common = set(COMMON_TORCH_ONLY_PARAMS)
     overloads = [([n for n in pos if n not in common], [n for n in kw if n not in common])
                  for pos, kw in overloads]
@@ -309,9 +311,18 @@ def compare_signatures(lt_obj, torch_obj, name, is_method):
                            f"{fmt(lt_pos, lt_kw)}, torch {shown}")
     best_names = {n for pos, kw in best for n in pos + kw}
     torch_only = sorted(best_names - common - set(lt_pos) - set(lt_kw))
-    kw_here_positional_there = [n for n in lt_kw if all(n not in kw for pos, kw in overloads
-                                                        if n in pos + kw)]
-    if any(pos == lt_pos for pos, _ in overloads) and not torch_only \
+
+    def same_places(mine, theirs):
+        return len(mine) == len(theirs) and all(
+            a == b or a in var_positional for a, b in zip(mine, theirs))
+
+    # torch's name for the place of a *args is not missing here; and `f(x, *dims_args,
+    # dims=None)` is how Python spells torch's "dims, as several ints or as one tuple"
+    places = {b for pos, _ in overloads for a, b in zip(lt_pos, pos) if a in var_positional}
+    torch_only = [n for n in torch_only if n not in places]
+    kw_here_positional_there = [n for n in lt_kw if n not in places and all(
+        n not in kw for pos, kw in overloads if n in pos + kw)]
+    if any(same_places(lt_pos, pos) for pos, _ in overloads) and not torch_only \
             and not kw_here_positional_there:
         return "same", ""
     notes = []
@@ -320,7 +331,8 @@ def compare_signatures(lt_obj, torch_obj, name, is_method):
     if kw_here_positional_there:
         notes.append(f"keyword-only here, positional in torch: "
                      f"{', '.join(kw_here_positional_there)}")
-    if any(pos[:len(lt_pos)] == lt_pos for pos, _ in overloads) and not kw_here_positional_there:
+    if any(same_places(lt_pos, pos[:len(lt_pos)]) for pos, _ in overloads) \
+            and not kw_here_positional_there:
         return "subset", "; ".join(notes)
     notes.append(f"positional order differs: learntorch {fmt(lt_pos, lt_kw)}, torch {shown}")
     return "names", "; ".join(notes)
