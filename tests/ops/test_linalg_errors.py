@@ -81,3 +81,21 @@ def test_dtype_mismatch_is_a_runtime_error_naming_both_dtypes(call, headline):
 
 def test_bool_matmul_is_not_implemented_like_torch():
     both_raise(lambda t: t.ones(2, 3, dtype=t.bool) @ t.ones(3, 4, dtype=t.bool), match="bool")
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.ones(2) @ 2, lambda t: 2 @ t.ones(2), lambda t: t.matmul(t.ones(2), [1.0, 2.0]),
+    lambda t: t.mm(t.ones(2, 2), 3.0), lambda t: t.dot(t.ones(2), (1.0, 2.0)),
+    lambda t: t.outer(t.ones(2), 2), lambda t: t.ones(2) @ [1.0, 2.0],
+], ids=["at_int", "int_at", "matmul_list", "mm_float", "dot_tuple", "outer_int", "at_list"])
+def test_non_tensor_operands_are_a_type_error_like_torch(call):
+    both_raise(call)
+
+
+def test_0_dim_products_are_writable_tensors_not_numpy_scalars():
+    for out in [learntorch.ones(3) @ learntorch.ones(3), learntorch.dot(learntorch.ones(2),
+                                                                        learntorch.ones(2)),
+                learntorch.einsum("i,i->", learntorch.ones(2), learntorch.ones(2))]:
+        assert out.shape == () and out.item() in (2.0, 3.0)
+        out.fill_(0)  # an in-place op needs an array under the tensor, not a numpy scalar
+        assert out.item() == 0
