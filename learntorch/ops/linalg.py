@@ -13,6 +13,7 @@ from the result and from its gradient.  The forward calls the backend's
 import numpy as np
 
 from .. import backends
+from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import check_same_device, wrap
 
@@ -72,14 +73,17 @@ class Dot(Function):
 
 
 # ---------------------------------------------------------------- checks (torch's messages)
-def _require_tensors(name, *args):
-    """Matrix products take tensors only (no numbers or lists), like torch."""
-    from .._tensor import Tensor
+def require_tensors(name, *args):
+    """Torch's TypeError for a number or list where a tensor is needed.
+
+    ``args`` are (argument name, value) pairs.  Shared by the reduction and
+    softmax files too (a candidate for ``_helpers``).
+    """
     for position, (arg_name, value) in enumerate(args, 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{arg_name}' (position {position}) must be "
-                            f"Tensor, not {type(value).__name__}; wrap it with torch.tensor(...)"
-                            " (and use * to multiply by a number)")
+                            f"Tensor, not {type(value).__name__}; wrap it with "
+                            "torch.tensor(...)")
 
 
 def _sizes(shape):
@@ -106,7 +110,7 @@ def _mat_error(sa, sb, what):
 
 
 def matmul(input, other):
-    _require_tensors("matmul", ("input", input), ("other", other))
+    require_tensors("matmul", ("input", input), ("other", other))
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -142,7 +146,7 @@ def matmul(input, other):
 
 
 def mm(input, mat2):
-    _require_tensors("mm", ("input", input), ("mat2", mat2))
+    require_tensors("mm", ("input", input), ("mat2", mat2))
     for t, name in ((input, "self"), (mat2, "mat2")):
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix: mm takes 2-D tensors, got shapes "
@@ -156,7 +160,7 @@ def mm(input, mat2):
 
 
 def bmm(input, mat2):
-    _require_tensors("bmm", ("input", input), ("mat2", mat2))
+    require_tensors("bmm", ("input", input), ("mat2", mat2))
     for t, name in ((input, "batch1"), (mat2, "batch2")):
         if t.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor: bmm takes (batch, n, m) and "
@@ -172,7 +176,7 @@ def bmm(input, mat2):
 
 
 def dot(input, other):
-    _require_tensors("dot", ("input", input), ("other", other))
+    require_tensors("dot", ("input", input), ("other", other))
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
                            f" (shapes {list(input.shape)} and {list(other.shape)})")
@@ -186,7 +190,7 @@ def dot(input, other):
 
 def outer(input, vec2):
     """out[i, j] = input[i] * vec2[j]: a broadcast product, so types promote as in ``*``."""
-    _require_tensors("outer", ("input", input), ("vec2", vec2))
+    require_tensors("outer", ("input", input), ("vec2", vec2))
     for t, name in ((input, "self"), (vec2, "vec2")):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D "
@@ -274,7 +278,7 @@ def _parse_einsum(equation, operands):
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    _require_tensors("einsum", *[(f"operand {i}", op) for i, op in enumerate(operands)])
+    require_tensors("einsum", *[(f"operand {i}", op) for i, op in enumerate(operands)])
     terms, rhs = _parse_einsum(equation, operands)
     sizes = {}
     for i, (term, op) in enumerate(zip(terms, operands)):

@@ -20,6 +20,7 @@ from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
 from ._helpers import normalize_dims, wrap
+from .linalg import require_tensors
 
 
 def _expand_back(grad, shape, dims, keepdim):
@@ -416,12 +417,14 @@ def _dims(input, dim):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    require_tensors("sum", ("input", input))
     if dtype is not None:
         dtype = _dtypes.to_dtype(dtype)
     return (SumAll if dim is None else Sum).apply(input, _dims(input, dim), keepdim, dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    require_tensors("mean", ("input", input))
     dtype = _dtypes.to_dtype(dtype) if dtype is not None else None
     dt = dtype or input._dtype
     if not dt.is_floating_point:
@@ -433,6 +436,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    require_tensors("prod", ("input", input))
     dtype = _dtypes.to_dtype(dtype) if dtype is not None else None
     if dim is None:
         return ProdAll.apply(input, _dims(input, None), False, dtype)
@@ -454,6 +458,7 @@ def _check_not_empty(input, dims, name, full):
 
 
 def _amax_amin(cls, name, input, dim, keepdim):
+    require_tensors(name, ("input", input))
     full = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
     dims = _dims(input, dim)
     _check_not_empty(input, dims, name, full)
@@ -469,6 +474,7 @@ def amin(input, dim=(), keepdim=False):
 
 
 def _max_min(input, dim, keepdim, other, name):
+    require_tensors(name, ("input", input))
     from .._tensor import Tensor
     if isinstance(dim, Tensor):  # torch.max(a, b) is maximum
         other, dim = dim, None
@@ -498,6 +504,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _arg_extreme(input, dim, keepdim, np_fn, name):
     """argmax/argmin: int64 indices, never differentiable (an index has no gradient)."""
+    require_tensors(name, ("input", input))
     a = input._data
     if dim is None:  # index into the flattened tensor
         _check_not_empty(input, (), name, full=True)
@@ -520,6 +527,7 @@ def argmin(input, dim=None, keepdim=False):
 
 def _variance_op(cls, name, input, dim, unbiased, keepdim, correction):
     """Shared front of var/std/var_mean/std_mean: torch's overloads and dtype check."""
+    require_tensors(name, ("input", input))
     if isinstance(dim, bool):  # var(True): torch's var(unbiased) overload
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -557,10 +565,12 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def logsumexp(input, dim, keepdim=False):
+    require_tensors("logsumexp", ("input", input))
     return Logsumexp.apply(input, _dims(input, dim), keepdim)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    require_tensors("norm", ("input", input))
     if dtype is not None:
         dtype = _dtypes.to_dtype(dtype)
         if not dtype.is_floating_point:
@@ -595,6 +605,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _logical(np_fn, input, dim, keepdim):
+    require_tensors(np_fn.__name__, ("input", input))  # np.all / np.any: "all" / "any"
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         out = np.asarray(input._data != 0)  # torch's all/any treat dim=() as "reduce nothing"
     else:
@@ -612,9 +623,11 @@ def any(input, dim=None, keepdim=False):
 
 
 def cumsum(input, dim, *, dtype=None):
+    require_tensors("cumsum", ("input", input))
     d = input._wrap_dim(dim)
     return Cumsum.apply(input, d, _dtypes.to_dtype(dtype) if dtype is not None else None)
 
 
 def count_nonzero(input, dim=None):
+    require_tensors("count_nonzero", ("input", input))
     return wrap(np.asarray(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))

@@ -15,6 +15,7 @@ from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
 from ._helpers import recording_gradient_graph, wrap
+from .linalg import require_tensors
 
 
 class Softmax(Function):
@@ -60,6 +61,7 @@ class LogSoftmax(Function):
 
 def _prepare(name, input, dim, dtype):
     """Check ``dim``, cast to ``dtype`` first (as torch does) and refuse integer tensors."""
+    require_tensors(name, ("input", input))
     if dim is None:
         raise TypeError(f"{name}() missing 1 required positional argument: 'dim' (the "
                         f"dimension that sums to 1), e.g. x.{name}(dim=-1)")

@@ -204,3 +204,15 @@ def test_0_dim_results_are_writable_tensors_not_numpy_scalars(call):
     assert isinstance(out.numpy(), np.ndarray) and out.shape == ()
     out.detach().fill_(0)
     assert out.item() == 0
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "amax", "argmax", "var",
+                                  "std_mean", "all", "any", "count_nonzero", "logsumexp"])
+def test_a_list_instead_of_a_tensor_is_a_type_error_like_torch(name):
+    torch = require_torch()
+    args = ([1.0, 2.0], 0) if name == "logsumexp" else ([1.0, 2.0],)
+    with pytest.raises(TypeError):
+        getattr(torch, name)(*args)
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be "
+                                        "Tensor, not list"):
+        getattr(learntorch, name)(*args)
