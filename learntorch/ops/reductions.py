@@ -447,7 +447,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _check_not_empty(input, dims, name, full):
-    """Torch's errors for the extreme of nothing (sum of nothing is 0; max of nothing is undefined)."""
+    """Torch's errors for the extreme of nothing (a sum of nothing is 0; a max is undefined)."""
     if full and input.numel() == 0:
         raise (RuntimeError if name[:3] != "arg" else IndexError)(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0." +

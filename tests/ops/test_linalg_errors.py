@@ -1,4 +1,4 @@
-"""Matrix products with bad operands raise torch's exception type with a message naming the shapes."""
+"""Matrix products with bad operands raise torch's exception type, with messages naming shapes."""
 import pytest
 
 import learntorch
@@ -64,12 +64,16 @@ def test_bad_shapes_raise_torchs_error(call, expected_start):
         assert got.startswith(expected_start), got
 
 
+SAME_DTYPE = "expected m1 and m2 to have the same dtype"
+
+
 @pytest.mark.parametrize("call,headline", [
-    (lambda t: t.ones(2, 3) @ t.ones(3, 4, dtype=t.float64), "expected m1 and m2 to have the same dtype"),
-    (lambda t: t.mm(t.ones(2, 3), t.ones(3, 4, dtype=t.float64)), "expected m1 and m2 to have the same dtype"),
-    (lambda t: t.ones(2, 2, 3) @ t.ones(3, 4, dtype=t.float64), "expected m1 and m2 to have the same dtype"),
-    (lambda t: t.ones(3) @ t.ones(3, dtype=t.float64), "dot : expected both vectors to have same dtype"),
-    (lambda t: t.ones(2, 3) @ t.ones(3, 4, dtype=t.int64), "expected m1 and m2 to have the same dtype"),
+    (lambda t: t.ones(2, 3) @ t.ones(3, 4, dtype=t.float64), SAME_DTYPE),
+    (lambda t: t.mm(t.ones(2, 3), t.ones(3, 4, dtype=t.float64)), SAME_DTYPE),
+    (lambda t: t.ones(2, 2, 3) @ t.ones(3, 4, dtype=t.float64), SAME_DTYPE),
+    (lambda t: t.ones(3) @ t.ones(3, dtype=t.float64),
+     "dot : expected both vectors to have same dtype"),
+    (lambda t: t.ones(2, 3) @ t.ones(3, 4, dtype=t.int64), SAME_DTYPE),
     (lambda t: t.bmm(t.ones(2, 2, 3), t.ones(2, 3, 4, dtype=t.float64)), None),
 ], ids=["at", "mm", "batched", "dot", "int", "bmm"])
 def test_dtype_mismatch_is_a_runtime_error_naming_both_dtypes(call, headline):

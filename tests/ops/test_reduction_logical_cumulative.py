@@ -158,7 +158,8 @@ def test_reductions_of_an_empty_tensor_match_torch(call):
 @pytest.mark.parametrize("call", [
     lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.sum(-1, keepdim=True), lambda x: x.mean(0),
     lambda x: x.prod(0), lambda x: x.prod(), lambda x: x.amax(), lambda x: x.min(),
-    lambda x: x.logsumexp(0), lambda x: x.norm(), lambda x: x.norm(1, 0), lambda x: x.var(0, correction=0),
+    lambda x: x.logsumexp(0), lambda x: x.norm(), lambda x: x.norm(1, 0),
+    lambda x: x.var(0, correction=0),
     lambda x: x.std(unbiased=False), lambda x: x.cumsum(0),
 ], ids=["sum", "sum0", "sum_keepdim", "mean0", "prod0", "prod", "amax", "min", "lse0", "norm",
         "norm1", "var0", "std", "cumsum"])

@@ -1,4 +1,4 @@
-"""var, std, var_mean and std_mean against torch: unbiased by default, ``correction``, dim tuples."""
+"""var, std, var_mean and std_mean against torch: unbiased by default, correction, dim tuples."""
 import warnings
 
 import numpy as np
