@@ -119,7 +119,15 @@ def _check_no_bool_subtraction(a, b):
 
 
 class Sub(Function):
+    """a - alpha * b; torch calls the node of number - tensor (``2 - x``) RsubBackward1."""
+
     node_name = "SubBackward0"
+
+    @classmethod
+    def apply(cls, a, b, *alpha):
+        if cls is Sub and not isinstance(a, Tensor):
+            cls = Rsub
+        return super(Sub, cls).apply(a, b, *alpha)
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -133,6 +141,10 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
+
+
+class Rsub(Sub):
+    node_name = "RsubBackward1"
 
 
 class Mul(Function):
@@ -190,7 +202,16 @@ def _integer_power(x, y):
 
 
 class Pow(Function):
+    """a ** b.  torch names the node after the operand kinds: PowBackward0 for
+    tensor ** number, PowBackward1 for tensor ** tensor, PowBackward2 for number ** tensor."""
+
     node_name = "PowBackward0"
+
+    @classmethod
+    def apply(cls, a, b):
+        if cls is Pow and isinstance(b, Tensor):
+            cls = PowTensors if isinstance(a, Tensor) else PowNumberBase
+        return super(Pow, cls).apply(a, b)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -227,6 +248,14 @@ class Pow(Function):
             gb = grad * (base ** b) * log(base)
             gb = gb.masked_fill((base == 0) & (b >= 0), 0.0)
         return ga, gb
+
+
+class PowTensors(Pow):
+    node_name = "PowBackward1"
+
+
+class PowNumberBase(Pow):
+    node_name = "PowBackward2"
 
 
 def _floor_divide(x, y):
@@ -283,7 +312,15 @@ class RoundedDiv(Function):
 
 
 class Remainder(Function):
+    """a % b (the sign of b, as Python's %); RemainderBackward1 when both are tensors (torch)."""
+
     node_name = "RemainderBackward0"
+
+    @classmethod
+    def apply(cls, a, b):
+        if cls is Remainder and isinstance(a, Tensor) and isinstance(b, Tensor):
+            cls = RemainderTensors
+        return super(Remainder, cls).apply(a, b)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -306,6 +343,10 @@ class Remainder(Function):
                                    "torch.full_like(x, number) % x.")
             gb = -grad * div(a, b, rounding_mode="floor")
         return grad, gb
+
+
+class RemainderTensors(Remainder):
+    node_name = "RemainderBackward1"
 
 
 def add(input, other, *, alpha=1):

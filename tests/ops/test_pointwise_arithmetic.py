@@ -315,6 +315,24 @@ def test_bool_add_mul_and_pow_by_scalar_match_torch():
         check_against_torch(expr, expr, m)
 
 
+# ---------------------------------------------------------------- graph
+@pytest.mark.parametrize("expr", [
+    lambda a, b, lib: a + b, lambda a, b, lib: a + 2, lambda a, b, lib: 2 + a,
+    lambda a, b, lib: lib.add(a, b, alpha=2), lambda a, b, lib: a - b, lambda a, b, lib: a - 2,
+    lambda a, b, lib: 2 - a, lambda a, b, lib: a * b, lambda a, b, lib: a * 2,
+    lambda a, b, lib: a / b, lambda a, b, lib: a / 2, lambda a, b, lib: a ** b,
+    lambda a, b, lib: a ** 2, lambda a, b, lib: 2 ** a, lambda a, b, lib: a % b,
+    lambda a, b, lib: a % 2, lambda a, b, lib: lib.div(a, b, rounding_mode="trunc"),
+    lambda a, b, lib: lib.div(a, 2, rounding_mode="floor"),
+])
+def test_grad_fn_is_named_like_torch(expr):
+    torch = require_torch()
+    a, b = torch.tensor([1.5, 2.0], requires_grad=True), torch.tensor([0.5, 3.0], requires_grad=True)
+    x, y = learntorch.tensor([1.5, 2.0], requires_grad=True), learntorch.tensor([0.5, 3.0],
+                                                                               requires_grad=True)
+    assert expr(x, y, learntorch).grad_fn.name() == expr(a, b, torch).grad_fn.name()
+
+
 # ---------------------------------------------------------------- errors
 @pytest.mark.parametrize("op", [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a / b,
                                 lambda a, b: a ** b, lambda a, b: a - b, lambda a, b: a % b,
