@@ -8,9 +8,9 @@ and ``AccumulateGrad.variable``):
   them, each described by a ``NodeInfo``::
 
       >>> x = learntorch.tensor([1., 2.], requires_grad=True)
-      >>> [(n.name, n.inputs) for n in walk((x * 2).exp().sum())]
+      >>> [(n.name, n.inputs) for n in walk((x * x).exp().sum())]
       [('SumBackward0', [(1, 0)]), ('ExpBackward0', [(2, 0)]),
-       ('MulBackward0', [(3, 0)]), ('AccumulateGrad', [])]
+       ('MulBackward0', [(3, 0), (3, 0)]), ('AccumulateGrad', [])]
 
 * ``backward_steps(tensor)`` -- the engine's own backward, one node per
   ``next()``, each a ``BackwardStep`` (the gradients that arrived, what the

@@ -153,3 +153,11 @@ def test_backward_steps_accepts_gradient_and_inputs_like_backward():
     direct = run(lambda y, g, inputs: y.backward(g, inputs=inputs))
     np.testing.assert_array_equal(as_numpy(stepped[0]), as_numpy(direct[0]))
     assert stepped[1] is None and direct[1] is None
+
+
+def test_the_module_docstring_example_is_true():
+    x = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    assert [(n.name, n.inputs) for n in graph.walk((x * x).exp().sum())] == [
+        ("SumBackward0", [(1, 0)]), ("ExpBackward0", [(2, 0)]),
+        ("MulBackward0", [(3, 0), (3, 0)]), ("AccumulateGrad", [])]
+    assert "walk((x * x).exp().sum())" in graph.__doc__
