@@ -6,3 +6,4 @@ attributes in ``__init__`` and a ``forward``; ``nn.functional`` (import it as
 """
 from .parameter import Parameter, Buffer
 from .modules import Module, Sequential, ModuleList, ModuleDict
+from . import functional
