@@ -58,6 +58,7 @@ logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
 def logical_not(input):
+    _check_tensors("logical_not", input)
     return wrap(np.logical_not(input._data))
 
 
@@ -84,6 +85,7 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 
 def bitwise_not(input):
+    _check_tensors("bitwise_not", input)
     if input._dtype.is_floating_point:
         raise TypeError(f"~ (operator.invert) is only implemented on integer and Boolean-type "
                         f"tensors, got {input._dtype}; for a float mask use (x == 0) or "
@@ -92,14 +94,17 @@ def bitwise_not(input):
 
 
 def isnan(input):
+    _check_tensors("isnan", input)
     return wrap(np.isnan(input._data))
 
 
 def isinf(input):
+    _check_tensors("isinf", input)
     return wrap(np.isinf(input._data))
 
 
 def isfinite(input):
+    _check_tensors("isfinite", input)
     return wrap(np.isfinite(input._data))
 
 
@@ -199,6 +204,10 @@ class Where(Function):
 
 
 def where(condition, input=None, other=None):
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type(condition).__name__}; build the mask with a comparison, "
+                        "e.g. where(x > 0, ...)")
     if input is None and other is None:
         return tuple(wrap(i) for i in np.nonzero(condition._data))
     if condition._dtype is not _dtypes.bool_:

@@ -360,6 +360,19 @@ def test_where_with_condition_only_is_nonzero_as_a_tuple_like_torch():
         np.testing.assert_array_equal(x.numpy(), e.numpy())
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.where([True, False], lib.ones(2), lib.zeros(2)),
+    lambda lib: lib.logical_not([True]), lambda lib: lib.isnan([1.0]), lambda lib: lib.isinf(1.0),
+    lambda lib: lib.isfinite([1.0]), lambda lib: lib.bitwise_not([1]),
+], ids=["where", "logical_not", "isnan", "isinf", "isfinite", "bitwise_not"])
+def test_non_tensor_input_raises_type_error_like_torch(call):
+    torch = require_torch()
+    with pytest.raises(TypeError):
+        call(torch)
+    with pytest.raises(TypeError, match="Tensor"):
+        call(learntorch)
+
+
 def test_where_broadcast_mismatch_names_the_shapes():
     with pytest.raises(RuntimeError, match=r"\[3\].*\[2\]|\[2\].*\[3\]"):
         learntorch.where(learntorch.tensor([True, False, True]), learntorch.ones(2), 0.0)
