@@ -10,7 +10,9 @@ function calls its primitives (see ``reference.NumpyBackend`` for the contract).
 
 Swap with ``learntorch.backends.set_backend("numpy")`` or temporarily with
 ``with learntorch.backends.use("numpy"): ...``.  A learner's own backend object
-(for example a subclass that replaces one kernel) can be passed too.
+(for example a subclass of ``NumpyBackend`` that replaces one kernel) can be
+passed too; every op then calls it.  ``warmup()`` compiles the Numba kernels
+ahead of time (see ``numba_cpu/__init__.py`` on the on-disk cache).
 """
 import contextlib
 
@@ -19,35 +21,55 @@ from .reference import NumpyBackend
 _registry = {"numpy": NumpyBackend}
 current = None
 
+# the primitives every backend must provide: the public methods of the reference
+_PRIMITIVES = tuple(name for name in vars(NumpyBackend)
+                    if not name.startswith("_") and callable(getattr(NumpyBackend, name)))
+
 
 def _make(name_or_backend):
-    if not isinstance(name_or_backend, str):
-        return name_or_backend
-    if name_or_backend == "numba" and "numba" not in _registry:
-        from .numba_cpu import NumbaBackend
-        _registry["numba"] = NumbaBackend
-    try:
-        return _registry[name_or_backend]()
-    except KeyError:
-        raise ValueError(
-            f"unknown backend {name_or_backend!r}; choose one of 'numba', 'numpy' "
-            "or pass a backend object") from None
+    if isinstance(name_or_backend, str):
+        if name_or_backend == "numba" and "numba" not in _registry:
+            from .numba_cpu import NumbaBackend
+            _registry["numba"] = NumbaBackend
+        try:
+            return _registry[name_or_backend]()
+        except KeyError:
+            raise ValueError(
+                f"unknown backend {name_or_backend!r}; choose one of 'numba', 'numpy' "
+                "or pass a backend object") from None
+    return _checked(name_or_backend)
+
+
+def _checked(backend):
+    """A learner's backend object, after checking that it can serve every op."""
+    if isinstance(backend, type):
+        raise TypeError(
+            f"set_backend() takes a backend object, not the class {backend.__name__}; "
+            f"create one first: set_backend({backend.__name__}())")
+    missing = [name for name in _PRIMITIVES if not callable(getattr(backend, name, None))]
+    if missing:
+        raise TypeError(
+            f"{type(backend).__name__} is not a backend: it lacks the primitive(s) "
+            f"{', '.join(missing)}. Subclass learntorch.backends.NumpyBackend and override only "
+            "the ones you want to replace; the others are inherited.")
+    return backend
 
 
 def set_backend(name_or_backend):
-    """Make ``name_or_backend`` ('numba', 'numpy' or an object) the active backend."""
+    """Make ``name_or_backend`` ('numba', 'numpy' or a backend object) the active backend."""
     global current
     current = _make(name_or_backend)
     return current
 
 
 def get_backend():
+    """The active backend object (``learntorch.backends.current``)."""
     return current
 
 
 @contextlib.contextmanager
 def use(name_or_backend):
-    """Run a block with another backend, then restore the previous one."""
+    """Run a block with another backend, then restore the previous one (even on error)."""
     global current
     previous = current
     current = _make(name_or_backend)
@@ -55,6 +77,16 @@ def use(name_or_backend):
         yield current
     finally:
         current = previous
+
+
+def warmup(dtypes=("float32", "float64")):
+    """Compile (or load from Numba's on-disk cache) the CPU kernels for ``dtypes`` now.
+
+    Kernels otherwise compile on their first large input, a second or more each
+    the first time on a machine.  Returns the names of the kernels warmed.
+    """
+    from .numba_cpu import warmup as warm_numba
+    return warm_numba(dtypes)
 
 
 def _default():

@@ -7,6 +7,10 @@ beats numpy, and the tests use this class as the oracle for those kernels.
 
 Every method takes and returns numpy arrays (never Tensors) and must not
 modify its inputs.  ``dim`` arguments are already normalised (non-negative).
+Results are always ``ndarray``s, 0-d ones included: numpy ufuncs turn a 0-d
+result into a numpy *scalar* (``np.float32(1.0)``), which has no memory for an
+in-place op to write to, so the methods below wrap such results with
+``np.asarray`` (a no-op for arrays).
 """
 import numpy as np
 
@@ -16,27 +20,27 @@ class NumpyBackend:
 
     # ---- elementwise binary (arrays already cast to the result dtype) ----
     def add(self, a, b):
-        return np.add(a, b)
+        return np.asarray(np.add(a, b))
 
     def sub(self, a, b):
-        return np.subtract(a, b)
+        return np.asarray(np.subtract(a, b))
 
     def mul(self, a, b):
-        return np.multiply(a, b)
+        return np.asarray(np.multiply(a, b))
 
     def div(self, a, b):
-        return np.true_divide(a, b)
+        return np.asarray(np.true_divide(a, b))
 
     # ---- activations and their derivatives ----
     def exp(self, x):
-        return np.exp(x)
+        return np.asarray(np.exp(x))
 
     def tanh(self, x):
-        return np.tanh(x)
+        return np.asarray(np.tanh(x))
 
     def tanh_backward(self, y, grad):
         """d tanh(x)/dx = 1 - tanh(x)^2, written with the saved output y."""
-        return grad * (1 - y * y)
+        return np.asarray(grad * (1 - y * y))
 
     def sigmoid(self, x):
         # split by sign so that exp never overflows: both branches stay in (0, 1]
@@ -48,29 +52,29 @@ class NumpyBackend:
         return out
 
     def sigmoid_backward(self, y, grad):
-        return grad * y * (1 - y)
+        return np.asarray(grad * y * (1 - y))
 
     def relu(self, x):
-        return np.maximum(x, 0).astype(x.dtype, copy=False)
+        return np.asarray(np.maximum(x, 0), dtype=x.dtype)
 
     def relu_backward(self, x, grad):
         return np.where(x > 0, grad, 0).astype(grad.dtype, copy=False)
 
     def gelu(self, x):
         # exact gelu (torch's default approximate='none'): x * Phi(x)
-        return (0.5 * x * (1 + _erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
+        return np.asarray(0.5 * x * (1 + _erf(x / np.sqrt(2))), dtype=x.dtype)
 
     def gelu_backward(self, x, grad):
         cdf = 0.5 * (1 + _erf(x / np.sqrt(2)))
         pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
-        return (grad * (cdf + x * pdf)).astype(grad.dtype, copy=False)
+        return np.asarray(grad * (cdf + x * pdf), dtype=grad.dtype)
 
     def silu(self, x):
-        return x * self.sigmoid(x)
+        return np.asarray(x * self.sigmoid(x))
 
     def silu_backward(self, x, grad):
         s = self.sigmoid(x)
-        return grad * s * (1 + x * (1 - s))
+        return np.asarray(grad * s * (1 + x * (1 - s)))
 
     # ---- softmax family: shift by the max so exp never overflows ----
     def softmax(self, x, dim):
@@ -96,15 +100,15 @@ class NumpyBackend:
         m = x.max(axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)  # all -inf rows: keep -inf, not nan
         out = np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
-        return out if keepdim else np.squeeze(out, axis=dims)
+        return np.asarray(out if keepdim else np.squeeze(out, axis=dims))
 
     # ---- reductions ----
     def sum(self, x, dims, keepdim):
-        return np.sum(x, axis=dims, keepdims=keepdim)
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim))
 
     # ---- linear algebra ----
     def matmul(self, a, b):
-        return np.matmul(a, b)
+        return np.asarray(np.matmul(a, b))
 
 
 _math_erf = None
@@ -116,4 +120,5 @@ def _erf(x):
     if _math_erf is None:
         import math
         _math_erf = np.frompyfunc(math.erf, 1, 1)
-    return _math_erf(np.asarray(x, dtype=np.float64)).astype(np.float64)
+    # np.asarray: for a 0-d input frompyfunc returns a bare Python float, not an array
+    return np.asarray(_math_erf(np.asarray(x, dtype=np.float64)), dtype=np.float64)

@@ -1,6 +1,34 @@
-"""The Numba CPU backend (placeholder until the kernels land): numpy everywhere."""
-from ..reference import NumpyBackend
+"""The Numba CPU backend: compiled, multi-threaded kernels where they beat numpy.
 
+Files, one idea each:
 
-class NumbaBackend(NumpyBackend):
-    name = "numba"
+* ``backend.py``      -- ``NumbaBackend``: decides per call whether a kernel is worth
+  it (size thresholds, dtypes, layout) and otherwise defers to the numpy reference;
+* ``activations.py``  -- fused relu / tanh / sigmoid / gelu / silu and their backward;
+* ``softmax.py``      -- row kernels: softmax, log_softmax, their backward, logsumexp;
+* ``arithmetic.py``   -- add / sub / mul / div of large same-shape arrays on all cores;
+* ``reduction.py``    -- sum over trailing dimensions, chunked over the cores;
+* ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
+* ``loader.py``       -- imports kernel modules on first need; fork safety;
+* ``warmup.py``       -- compiles the common kernels ahead of time;
+* ``crossover.py``    -- the script that measured where each kernel starts to win.
+
+**Numba is imported lazily.**  This package imports only numpy; a kernel module
+(and with it ``numba``, ~0.5 s) is imported the first time an array is big
+enough for it.  ``import learntorch`` and small tensors never touch Numba.
+
+**Compiled kernels are cached on disk** (every kernel is ``@njit(cache=True)``),
+so compilation happens once per machine, dtype and layout, not once per Python
+process.  By default Numba writes the cache into ``__pycache__`` next to these
+source files; when that folder is not writable (a system-wide install), or to
+keep the cache elsewhere (a Docker layer, a Binder image), set the environment
+variable ``NUMBA_CACHE_DIR`` to a writable folder *before* Python starts, e.g.
+``NUMBA_CACHE_DIR=~/.cache/learntorch-numba``.  ``learntorch.backends.warmup()``
+compiles (or loads from the cache) the common kernels for float32 and float64
+up front, so that the first large operation in a notebook is fast; Binder's
+build runs it once.
+"""
+from .backend import NumbaBackend
+from .warmup import warmup
+
+__all__ = ["NumbaBackend", "warmup"]
