@@ -17,8 +17,9 @@ ahead of time (see ``numba_cpu/__init__.py`` on the on-disk cache).
 import contextlib
 
 from .reference import NumpyBackend
+from .numba_cpu import NumbaBackend  # imports only numpy: Numba loads with the first kernel
 
-_registry = {"numpy": NumpyBackend}
+_registry = {"numpy": NumpyBackend, "numba": NumbaBackend}
 current = None
 
 # the primitives every backend must provide: the public methods of the reference
@@ -28,9 +29,6 @@ _PRIMITIVES = tuple(name for name in vars(NumpyBackend)
 
 def _make(name_or_backend):
     if isinstance(name_or_backend, str):
-        if name_or_backend == "numba" and "numba" not in _registry:
-            from .numba_cpu import NumbaBackend
-            _registry["numba"] = NumbaBackend
         try:
             return _registry[name_or_backend]()
         except KeyError:
