@@ -8,8 +8,10 @@
 Layout:
 
 * ``timing.py``    -- the harness: warm-up, calibrated inner loops, median of repeats
-* ``suite.py``     -- what a case is (``@case`` + ``Contenders``), targets, running a case
+* ``suite.py``     -- what a case is (``@case`` + ``Contenders``), targets, what a row holds
 * ``bench_*.py``   -- the cases, one file per group (autograd, elementwise, ...)
+* ``runner.py``    -- timing each library on a case, rows, running the whole suite
+* ``workers.py``   -- one process per library, so no library is timed beside another's threads
 * ``machine.py``   -- the machine the figures belong to
 * ``report.py``    -- BENCHMARKS.md from a run
 

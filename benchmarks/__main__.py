@@ -9,7 +9,8 @@ import json
 import sys
 
 from . import report
-from .suite import all_cases, run_suite
+from .runner import run_suite
+from .suite import all_cases
 from .timing import FULL, QUICK
 
 
@@ -23,6 +24,10 @@ def parse(argv):
                         help="run only cases whose group, name or key contains NAME "
                              "(case-insensitive; may be repeated)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--in-process", action="store_true",
+                        help="time every library in this one process instead of one worker "
+                             "process each (faster to start; but PyTorch's OpenMP runtime, once "
+                             "loaded, slows Numba's threads: see benchmarks/workers.py)")
     parser.add_argument("--json", metavar="PATH", help="save the run (every figure) as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="write the report, e.g. BENCHMARKS.md")
     return parser.parse_args(argv)
@@ -44,6 +49,7 @@ def main(argv=None):
     command = " ".join(["python -m benchmarks", *argv])
     print(f"{len(cases)} cases; ratios are learntorch time / other time (below 1: learntorch is faster)")
     run = run_suite(cases, QUICK if args.quick else FULL, command=command,
+                    isolated=not args.in_process,
                     progress=lambda row: print(report.console_line(row), flush=True))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -65,41 +65,47 @@ def _cold(script):
     return Sampled(sample)
 
 
-def _warm(script):
+def _warm(script, prefill):
     """Every sample reuses one JIT cache, filled before timing starts.
 
     numpy and PyTorch never use it: for them warm and cold are the same runs.
     """
     if not script.startswith("import learntorch"):
         return _cold(script)
-    cache_dir = _warmed_up_cache()
-    run_python(script, cache_dir)  # compiles (and caches) whatever warmup() left out
-    return Sampled(lambda: run_python(script, cache_dir))
+
+    def fill_cache():  # runs only in the process that times learntorch
+        run_python(script, _warm_cache(prefill))  # compiles whatever warmup() left out
+    return Sampled(lambda: run_python(script, _warm_cache(prefill)), setup=fill_cache)
 
 
-_warm_dir = None
+_warm_dirs = {}
 
 
-def _warmed_up_cache():
-    """One cache directory for all warm cases, filled once by backends.warmup()."""
-    global _warm_dir
-    if _warm_dir is None:
-        _warm_dir = tempfile.mkdtemp(dir=_SCRATCH)
-        run_python(WARMUP, _warm_dir)
-    return _warm_dir
+def _warm_cache(prefill):
+    """One cache directory shared by the warm cases; ``prefill``: run backends.warmup() in it.
+
+    (The smoke test skips warmup(): compiling every kernel takes a while.)
+    """
+    if prefill not in _warm_dirs:
+        _warm_dirs[prefill] = tempfile.mkdtemp(dir=_SCRATCH)
+        if prefill:
+            run_python(WARMUP, _warm_dirs[prefill])
+    return _warm_dirs[prefill]
 
 
 def _has_warmup():
     return hasattr(learntorch.backends, "warmup")
 
 
-def _contenders(learntorch_script, numpy_script, cache):
-    sampler = _cold if cache == "cold" else _warm
+def _contenders(learntorch_script, numpy_script, cache, prefill=True):
+    def sampler(script):
+        return _cold(script) if cache == "cold" else _warm(script, prefill)
     torch_script = learntorch_script.replace("import learntorch", "import torch", 1)
     note = ""
     if cache == "warm":
-        note = ("cache filled by learntorch.backends.warmup() and one run" if _has_warmup()
-                else "cache filled by one run (learntorch.backends.warmup() not available)")
+        note = ("cache filled by learntorch.backends.warmup() and one run"
+                if prefill and _has_warmup() else "cache filled by one run"
+                + ("" if _has_warmup() else " (learntorch.backends.warmup() not available)"))
     return Contenders(learntorch=sampler(learntorch_script),
                       numpy=sampler(numpy_script),
                       torch=sampler(torch_script) if torch else None,
@@ -112,16 +118,18 @@ def import_only():
 
 
 @case("import + (randn(1000) * 2).sum(), cold Numba cache", cache="cold", tiny=dict(cache="cold"))
-@case("import + (randn(1000) * 2).sum(), warm Numba cache", cache="warm", tiny=dict(cache="warm"),
+@case("import + (randn(1000) * 2).sum(), warm Numba cache", cache="warm",
+      tiny=dict(cache="warm", prefill=False),
       target=within_seconds(0.5, "import + first op, warm JIT cache ≤ 0.5 s (PyTorch ~1.6 s)"))
-def first_op(cache):
-    return _contenders(FIRST_OP.format(module="learntorch"), NUMPY_FIRST_OP, cache)
+def first_op(cache, prefill=True):
+    return _contenders(FIRST_OP.format(module="learntorch"), NUMPY_FIRST_OP, cache, prefill)
 
 
 @case("import + softmax 1024×1024, cold Numba cache", n=1024, cache="cold",
       tiny=dict(n=16, cache="cold"))
 @case("import + softmax 1024×1024, warm Numba cache", n=1024, cache="warm",
-      tiny=dict(n=16, cache="warm"),
+      tiny=dict(n=16, cache="warm", prefill=False),
       target=within_seconds(0.5, "import + first Numba-kernel op, warm JIT cache ≤ 0.5 s"))
-def first_softmax(n, cache):
-    return _contenders(SOFTMAX.format(module="learntorch", n=n), NUMPY_SOFTMAX.format(n=n), cache)
+def first_softmax(n, cache, prefill=True):
+    return _contenders(SOFTMAX.format(module="learntorch", n=n), NUMPY_SOFTMAX.format(n=n),
+                       cache, prefill)

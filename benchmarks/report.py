@@ -28,7 +28,7 @@ def format_seconds(seconds):
 
 
 def format_ratio(ratio):
-    return DASH if ratio is None else f"{ratio:.2f}×"
+    return DASH if ratio is None else f"{ratio:.3g}×"
 
 
 def format_number(value):
@@ -152,7 +152,9 @@ def to_markdown(run):
         "",
         f"Each time is the median of {settings['repeats']} measurements of about "
         f"{settings['seconds']} s each (after {settings['warmup']} untimed warm-up call), "
-        "per call. learntorch, numpy and PyTorch were measured in the same run. "
+        "per call. learntorch, numpy and PyTorch were measured in the same run, "
+        + ("each in its own worker process (so no library's threads disturb another's). "
+           if run.get("isolated", True) else "all in one process (--in-process). ") +
         "**÷ numpy** and **÷ torch** are learntorch's time divided by the other library's: "
         "below 1.00× learntorch is faster. The last column is the same times as a rate "
         f"(or a cost per op); {DASH} means the library has no equivalent or is not installed.",

@@ -1,4 +1,4 @@
-"""What a benchmark case is, how cases are registered, and how one case becomes a row.
+"""What a benchmark case is, how cases are registered, and what a row holds.
 
 A case is one small function decorated with ``@case``.  It builds its inputs
 and returns ``Contenders``: one zero-argument callable per library doing the
@@ -22,8 +22,8 @@ holds the parameters the smoke test uses (tests/test_benchmarks_smoke.py).
 The group is the module name without ``bench_`` (``bench_matmul`` -> ``matmul``);
 a new group is a new ``bench_<group>.py`` added to ``GROUPS`` below.
 
-A row (what ``run_case`` returns, and what the JSON file and the report hold)
-is a plain dict::
+Running cases is runner.py's job.  A row (what ``runner.run_case`` returns, and
+what the JSON file and the report hold) is a plain dict::
 
     group, name, key, params, note,
     seconds:  {library: {median, min, loops, repeats} or None},
@@ -32,21 +32,27 @@ is a plain dict::
     target:   {text, measured, met} or None
 """
 import importlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
-
-from .timing import measure, FULL
 
 LIBRARIES = ("learntorch", "numpy", "torch")
 
 # bench_<group>.py modules, in report order
 GROUPS = ("autograd", "elementwise", "reduction", "matmul", "startup")
 
-try:  # PyTorch is the yardstick, not a dependency: without it its column reads "—"
-    import torch
-except ImportError:
-    torch = None
+# Each library is timed in its own worker process (see workers.py), which names its
+# library here; PyTorch is imported only where it may be timed, because merely
+# loading it slows learntorch's Numba kernels down (its OpenMP runtime).
+ONLY_LIBRARY = os.environ.get("BENCHMARKS_LIBRARY")
+
+torch = None
+if ONLY_LIBRARY in (None, "torch"):
+    try:  # PyTorch is the yardstick, not a dependency: without it its column reads "—"
+        import torch
+    except ImportError:
+        pass
 
 
 # ---- what a case returns ------------------------------------------------------------
@@ -200,74 +206,3 @@ def all_cases():
         importlib.import_module(f"{__package__}.bench_{group}")
     order = {group: i for i, group in enumerate(GROUPS)}
     return sorted(CASES, key=lambda c: order.get(c.group, len(order)))  # stable sort
-
-
-def _ratio(ours, theirs):
-    if ours is None or theirs is None or theirs.median <= 0:
-        return None
-    return ours.median / theirs.median
-
-
-def run_case(case, settings=FULL, tiny=False):
-    """Build the case's inputs, time every contender, return the row (a dict)."""
-    params = case.tiny if tiny else case.params
-    contenders = case.fn(**params)
-    timings = {library: (measure(getattr(contenders, library), settings)
-                         if getattr(contenders, library) is not None else None)
-               for library in LIBRARIES}
-    metric = contenders.metric
-    row = {
-        "group": case.group, "name": case.name, "key": case.key, "params": params,
-        "note": contenders.note,
-        "seconds": {lib: t.as_dict() if t else None for lib, t in timings.items()},
-        "metric": None if metric is None else {
-            "unit": metric.unit,
-            **{lib: metric.of(t.median) if t else None for lib, t in timings.items()}},
-        "ratios": {f"vs_{lib}": _ratio(timings["learntorch"], timings[lib])
-                   for lib in LIBRARIES if lib != "learntorch"},
-        "target": None,
-    }
-    if case.target is not None:
-        row["target"] = case.target.evaluate(row)
-    return row
-
-
-def group_descriptions():
-    """The first line of each bench_<group>.py docstring: the report's intro to the group."""
-    descriptions = {}
-    for group in GROUPS:
-        doc = importlib.import_module(f"{__package__}.bench_{group}").__doc__ or ""
-        descriptions[group] = doc.strip().splitlines()[0] if doc.strip() else ""
-    return descriptions
-
-
-def run_suite(cases, settings=FULL, tiny=False, command="", progress=None):
-    """Run ``cases`` one after another; return the run (machine, settings, rows) as a dict.
-
-    A case that raises becomes a row with an ``error`` (the engine grows while the
-    suite exists: one missing op must not hide every other figure).
-    ``progress(row)`` is called as each row is done.
-    """
-    import datetime
-    import gc
-    import traceback
-    from dataclasses import asdict
-    from .machine import describe, load_average
-
-    run = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-           "command": command, "settings": asdict(settings), "tiny": tiny,
-           "machine": describe(), "groups": group_descriptions(), "rows": []}
-    for c in cases:
-        try:
-            row = run_case(c, settings, tiny=tiny)
-        except Exception as error:  # noqa: BLE001  (reported in the row, and printed)
-            row = {"group": c.group, "name": c.name, "key": c.key,
-                   "params": c.tiny if tiny else c.params,
-                   "error": f"{type(error).__name__}: {error}".splitlines()[0],
-                   "traceback": traceback.format_exc()}
-        run["rows"].append(row)
-        if progress:
-            progress(row)
-        gc.collect()  # free this case's inputs and graphs before timing the next
-    run["load_average_end"] = load_average()
-    return run

@@ -49,8 +49,9 @@ class Sampled:
     emptied JIT cache.  The harness calls it once per measurement (loops = 1).
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, setup=None):
         self.fn = fn
+        self.setup = setup  # untimed preparation, run once before the warm-up
 
 
 def _run(fn, loops):
@@ -80,6 +81,8 @@ def calibrate(fn, seconds):
 def measure(fn, settings=FULL):
     """Time ``fn`` (a zero-argument callable or a ``Sampled``) and return a ``Timing``."""
     if isinstance(fn, Sampled):
+        if fn.setup is not None:
+            fn.setup()
         for _ in range(settings.warmup):
             fn.fn()
         samples = [fn.fn() for _ in range(settings.repeats)]

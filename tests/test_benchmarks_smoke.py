@@ -6,6 +6,8 @@ quiet machine gives the figures (see benchmarks/__init__.py).
 """
 import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is n
 
 from benchmarks import report, timing                           # noqa: E402
 from benchmarks.__main__ import main                            # noqa: E402
-from benchmarks.suite import GROUPS, LIBRARIES, all_cases, run_case, run_suite  # noqa: E402
+from benchmarks.runner import run_case, run_suite                # noqa: E402
+from benchmarks.suite import GROUPS, LIBRARIES, all_cases        # noqa: E402
 
 CASES = all_cases()
 
@@ -53,9 +56,11 @@ def test_case_runs_once_at_a_tiny_size(case):
     assert_well_formed(run_case(case, timing.ONCE, tiny=True), case)
 
 
-def test_report_renders_every_row_and_target_from_saved_json():
+def test_suite_times_each_library_in_its_own_worker_and_reports_from_saved_json():
     cases = [c for c in CASES if c.group in ("autograd", "matmul")]
     run = run_suite(cases, timing.ONCE, tiny=True, command="python -m benchmarks --quick")
+    for row, c in zip(run["rows"], cases):
+        assert_well_formed(row, c)
     text = report.to_markdown(json.loads(json.dumps(run)))  # what report.py reads back
     assert text.startswith("# learntorch benchmarks")
     assert "## Machine" in text and "## Targets" in text and "`python -m benchmarks --quick`" in text
@@ -69,10 +74,20 @@ def test_a_failing_case_becomes_an_error_row_not_a_crash():
 
     def broken():
         raise NotImplementedError("op not written yet")
-    run = run_suite([Case("matmul", "broken", broken, {}, {})], timing.ONCE, tiny=True)
+    run = run_suite([Case("matmul", "broken", broken, {}, {})], timing.ONCE, tiny=True,
+                    isolated=False)
     (row,) = run["rows"]
     assert row["error"] == "NotImplementedError: op not written yet"
     assert "error: NotImplementedError" in report.to_markdown(run)
+
+
+def test_a_worker_for_learntorch_never_imports_torch():
+    probe = ("import sys, benchmarks.suite as s; s.all_cases(); "
+             "print(s.torch is None and 'torch' not in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=Path(__file__).resolve().parents[1],
+                          env={**os.environ, "BENCHMARKS_LIBRARY": "learntorch"},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"
 
 
 class FakeClock:
