@@ -235,6 +235,8 @@ class Pow(Function):
         if ctx.needs_input_grad[0]:
             # d(a^b)/da = b * a^(b-1); where b == 0 the derivative is 0, even at a == 0
             if isinstance(b, Tensor):
+                if b._dtype is _dtypes.bool_:  # a bool exponent has no b - 1: count it as 0/1
+                    b = b.to(_dtypes.int64)
                 ga = grad * b * a ** (b - 1)
                 ga = ga.masked_fill(b == 0, 0.0)
             elif b == 0:

@@ -73,6 +73,36 @@ def test_binary_op_of_0dim_tensor_and_tensor_matches_torch(name, data):
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("dtypes", [(np.float32, np.float64), (np.float16, np.float32),
+                                    (np.float64, np.int64), (np.int32, np.float32),
+                                    (np.float32, np.bool_)],
+                         ids=["f32-f64", "f16-f32", "f64-i64", "i32-f32", "f32-bool"])
+@given(data=st.data())
+def test_binary_op_of_mixed_dtypes_gives_each_input_a_gradient_of_its_own_dtype(name, dtypes, data):
+    op, dom_a, dom_b = BINARY[name]
+    small_int = st.integers(1, 3)
+    a, b = data.draw(pair(dom_a, dom_b))
+    a = a.astype(dtypes[0]) if np.issubdtype(dtypes[0], np.floating) else \
+        data.draw(arrays(shape=a.shape, dtype=dtypes[0], elements=small_int))
+    b = b.astype(dtypes[1]) if np.issubdtype(dtypes[1], np.floating) else \
+        data.draw(arrays(shape=b.shape, dtype=dtypes[1], elements=small_int if dtypes[1] != np.bool_
+                         else st.just(True)))
+    if name == "sub" and np.bool_ in dtypes:
+        return check_bool_subtraction_raises(a, lt_tensor(b))
+    tol = 2e-3 if np.float16 in dtypes else 1e-5
+    if name == "pow" and dtypes[1] == np.bool_:  # torch 2.13's backward fails on a bool exponent:
+        check_against_torch(lambda x: x ** lt_tensor(b),  # compare with the same 0/1 as int64
+                            lambda x: x ** torch_tensor(b.astype(np.int64)), a, rtol=tol, atol=tol)
+    else:
+        check_against_torch(op, op, a, b, rtol=tol, atol=tol)
+    inputs = [lt_tensor(v, requires_grad=np.issubdtype(v.dtype, np.floating)) for v in (a, b)]
+    op(*inputs).sum().backward()
+    for x in inputs:
+        if x.requires_grad:
+            assert x.grad.dtype == x.dtype, f"grad dtype {x.grad.dtype} for an input of {x.dtype}"
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
 @given(data=st.data())
 def test_binary_op_gradient_matches_finite_differences(name, data):
     op, dom_a, dom_b = BINARY[name]
