@@ -402,6 +402,9 @@ def pow(input, exponent):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (for ``2 - x``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     other = as_operand(other)
     if alpha == 1 and not isinstance(alpha, bool):
         return Sub.apply(other, input)

@@ -16,6 +16,7 @@ from .broadcast import broadcast_shapes
 
 def _compare(ufunc, name):
     def compare(input, other):
+        _check_tensors(name, input)  # `2 < x` reaches here as x > 2, through Tensor.__gt__
         other = as_operand(other)
         x, y, _ = _operands(input, other, name)
         return wrap(np.asarray(ufunc(x, y)))

@@ -90,6 +90,15 @@ def test_comparison_broadcast_mismatch_names_both_shapes():
 
 
 @pytest.mark.parametrize("name", ["eq", "lt", "ge"])
+def test_comparison_function_takes_a_tensor_first_like_torch(name):
+    torch = require_torch()
+    with pytest.raises(TypeError):
+        getattr(torch, name)(2, torch.ones(2))
+    with pytest.raises(TypeError, match="Tensor"):
+        getattr(learntorch, name)(2, learntorch.ones(2))
+
+
+@pytest.mark.parametrize("name", ["eq", "lt", "ge"])
 @pytest.mark.parametrize("other", ["a", None, [1, 2]])
 def test_comparison_function_with_unsupported_other_raises_type_error(name, other):
     torch = require_torch()
