@@ -37,9 +37,12 @@ class Tensor:
     __array_ufunc__ = None
 
     def __init__(self, *args, **kwargs):
-        # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor, always float32
+        # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor, float32 for
+        # lists and sizes
         from . import factories
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            made = args[0]  # torch.Tensor(t) aliases t: same memory, same dtype
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
             made = factories.tensor(args[0], dtype=_dtypes.get_default_dtype())
         else:
             made = factories.empty(*args, **kwargs)

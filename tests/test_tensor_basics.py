@@ -101,6 +101,19 @@ def test_item_and_bool_messages_name_the_shape_and_the_fix():
         bool(learntorch.tensor([1, 2]))
 
 
+def test_legacy_tensor_constructor_makes_float_tensors():
+    torch = require_torch()
+    for args in [([1, 2],), (2, 3), ((1.5, 2.5),)]:
+        ours, theirs = learntorch.Tensor(*args), torch.Tensor(*args)
+        assert (tuple(ours.shape), ours.dtype.name) == (tuple(theirs.shape), "float32")
+    source = learntorch.tensor([1, 2])
+    alias = learntorch.Tensor(source)  # torch's legacy rule: the same memory and dtype
+    assert (alias.dtype, alias.data_ptr()) == (source.dtype, source.data_ptr())
+    theirs = torch.tensor([1, 2])
+    assert (torch.Tensor(theirs).dtype, torch.Tensor(theirs).data_ptr()) == \
+        (theirs.dtype, theirs.data_ptr())
+
+
 def test_iteration_gives_views_along_the_first_dimension():
     t = learntorch.arange(6.0).reshape(2, 3)
     rows = list(t)

@@ -65,10 +65,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(tensors, grad_tensors)
+    run_backward(tensors, grads, retain_graph, create_graph, _backward_inputs(inputs))
+
+
+def _backward_inputs(inputs):
+    """``inputs=`` of backward as a tuple (or None), with torch's checks."""
     inputs = _as_tuple(inputs)
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    run_backward(tensors, grads, retain_graph, create_graph, inputs)
+    if inputs is not None:
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for i, t in enumerate(inputs):
+            if not t.requires_grad:
+                raise RuntimeError(
+                    f"backward(inputs=...): input {i} (shape {list(t.shape)}) does not require "
+                    "grad, so it cannot receive a gradient. Pass only tensors with "
+                    "requires_grad=True.")
+    return inputs
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -128,9 +128,6 @@ def backward_steps(tensor, gradient=None, retain_graph=False, create_graph=False
     Arguments are those of ``tensor.backward``; exhausting the generator leaves
     exactly the ``.grad`` values that ``tensor.backward(...)`` leaves.
     """
-    from . import _make_grads, _as_tuple
+    from . import _make_grads, _backward_inputs
     grads = _make_grads((tensor,), None if gradient is None else (gradient,))
-    inputs = _as_tuple(inputs)
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    return _engine_steps((tensor,), grads, retain_graph, create_graph, inputs)
+    return _engine_steps((tensor,), grads, retain_graph, create_graph, _backward_inputs(inputs))

@@ -168,10 +168,20 @@ def test_backward_inputs_may_be_a_non_leaf_whose_grad_then_accumulates():
     assert_same(*both(program))
 
 
-def test_backward_inputs_empty_is_an_error():
+def test_backward_inputs_empty_or_not_requiring_grad_is_an_error():
     def program(m):
         a = m.tensor([1.0], requires_grad=True)
-        return type(error_of(lambda: (a * 2).sum().backward(inputs=[]))).__name__
+        return (type(error_of(lambda: (a * 2).sum().backward(inputs=[]))).__name__,
+                type(error_of(lambda: (a * 2).sum().backward(inputs=[m.ones(1)]))).__name__)
+    assert_same(*both(program))
+
+
+def test_backward_inputs_outside_the_graph_get_no_gradient():
+    def program(m):
+        a = m.tensor([1.0], requires_grad=True)
+        c = m.tensor([1.0], requires_grad=True)
+        (a * 2).sum().backward(inputs=[c])
+        return a.grad, c.grad
     assert_same(*both(program))
 
 
