@@ -244,8 +244,24 @@ def _run_prehooks(node, grad_outputs):
                 break
             result = fn(grad_outputs[nr])
             if result is not None:
+                _check_hook_result(fn, grad_outputs[nr], result)
                 grad_outputs[nr] = result
     return grad_outputs
+
+
+def _check_hook_result(fn, grad, result):
+    """A tensor hook may change the gradient's values, never its shape or dtype (torch's rule)."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if result.shape != grad.shape:
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value: it received a gradient of shape "
+            f"{list(grad.shape)} and returned one of shape {list(result.shape)}; a hook must "
+            "return a gradient of the same shape (or None to keep it)")
+    if result.dtype is not grad.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {grad._type_name()} got "
+            f"{result._type_name()}); return a gradient of dtype {grad.dtype}, e.g. "
+            f"result.to({grad.dtype})")
 
 
 def _validate(node, grad_inputs):

@@ -206,3 +206,18 @@ def test_register_hook_needs_requires_grad():
     def program(m):
         return error_type(lambda: m.tensor([1.0]).register_hook(lambda g: g))
     assert_same(*both(program))
+
+
+@pytest.mark.parametrize("change", ["size", "dtype"])
+def test_a_hook_may_not_change_the_gradients_shape_or_dtype(change):
+    def program(m):
+        def reshaping_hook(g):
+            return g[:1] if change == "size" else g.double()
+        x = m.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(reshaping_hook)
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        return str(info.value).split(" (")[0].split(":")[0]
+    lt, th = both(program)
+    assert lt == th  # "hook 'reshaping_hook' has changed the size/type of value"
