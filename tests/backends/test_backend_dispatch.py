@@ -185,9 +185,11 @@ def test_zero_dim_arrays_come_back_as_zero_dim_arrays():
 
 
 # ---------------------------------------------------------------- processes
-def run_python(code, **env):
+def run_python(code, _replace_env=None, **env):
+    """Run ``code`` in a fresh interpreter (environment: ours, or ``_replace_env``, plus ``env``)."""
+    base = os.environ if _replace_env is None else _replace_env
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **env})
+                          text=True, timeout=300, env={**base, **env})
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 

@@ -21,8 +21,16 @@ one: median 24 ms with the default policy, 45 us with
 ``OMP_WAIT_POLICY=PASSIVE``.  So before the first kernel module loads (and
 with it the OpenMP runtime) we set ``OMP_WAIT_POLICY=PASSIVE`` -- unless you
 set it yourself.
+
+One thread per CPU we may actually use.  Numba starts one thread per CPU it
+can see, but a container (Binder, Docker with ``--cpus``, Kubernetes) often
+sees all of the host's cores while its CPU *time* is capped by a cgroup quota.
+Forty threads sharing two CPUs' worth of quota get throttled in turn, and a
+parallel loop waits for the slowest one.  So ``NUMBA_NUM_THREADS`` defaults to
+the smaller of the visible CPUs and the quota -- again, unless you set it.
 """
 import importlib
+import math
 import os
 
 _loaded = {}            # family name -> kernel module, filled on first use
@@ -33,10 +41,33 @@ def kernels(family):
     """The kernel module ``family`` ('activations', 'softmax', ...), imported once."""
     module = _loaded.get(family)
     if module is None:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # read when OpenMP loads
+        # both are read once, when numba and the OpenMP runtime load
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
         module = importlib.import_module(f"{__package__}.{family}")
         _loaded[family] = module
     return module
+
+
+def usable_cpus(cgroup_root="/sys/fs/cgroup"):
+    """CPUs this process may use: the visible ones, capped by a cgroup CPU quota if any."""
+    visible = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    visible = visible or os.cpu_count() or 1
+    for quota_file, period_file in (("cpu.max", None),                      # cgroup v2
+                                    ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):  # v1
+        try:
+            with open(os.path.join(cgroup_root, quota_file)) as f:
+                fields = f.read().split()
+            if period_file is not None:
+                with open(os.path.join(cgroup_root, period_file)) as f:
+                    fields.append(f.read().strip())
+            quota, period = fields[0], fields[1]
+        except (OSError, IndexError):
+            continue
+        if quota not in ("max", "-1") and int(period) > 0:
+            return max(1, min(visible, math.ceil(int(quota) / int(period))))
+        return visible
+    return visible
 
 
 def kernels_allowed():
