@@ -51,6 +51,9 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?=
 
+# --- benchmarks --------------------------------------------------------------
+BENCH_ARGS ?= --markdown BENCHMARKS.md
+
 # --- JupyterLab --------------------------------------------------------------
 # Served on this machine only.  On a remote or headless machine, for example:
 #   make lab LAB_IP=0.0.0.0 LAB_ARGS=--no-browser
@@ -68,7 +71,7 @@ help:
 	@echo "make venv         create $(VENV) and install learntorch with its extras ($(EXTRAS))"
 	@echo "make system-deps  install the Debian/Ubuntu packages: $(strip $(APT_PACKAGES))"
 	@echo "make check        run the tests only, installing nothing (PYTEST_ARGS=tests/ops)"
-	@echo "make bench        run the benchmarks (python -m benchmarks)"
+	@echo "make bench        run the benchmarks, write BENCHMARKS.md (BENCH_ARGS='$(BENCH_ARGS)')"
 	@echo "make api-table    regenerate docs/api.md from the code"
 	@echo "make clean        remove caches and build files (keeps $(VENV)); distclean removes it too"
 	@echo "Variables: PYTHON=$(PYTHON) WITH_CHROMIUM=$(WITH_CHROMIUM) PYTEST_WORKERS=$(PYTEST_WORKERS)"
@@ -112,8 +115,10 @@ check:
 	fi; \
 	exit $$rc
 
+# The benchmarks write their report to BENCHMARKS.md; for a quick sanity run:
+#   make bench BENCH_ARGS=--quick
 bench: venv
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 api-table: venv
 	$(PY) scripts/api_table.py

@@ -111,7 +111,8 @@ def test_ci_run_is_committed_executable():
 def run_make(*args, cwd=ROOT):
     if shutil.which("make") is None:
         pytest.skip("make is not installed (the README's first step installs it)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "PYTEST_XDIST"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MAKE", "PYTEST_XDIST", "NUMBA_CACHE_DIR"))}
     return subprocess.run(["make", "--no-print-directory", *args, f"PY={sys.executable}",
                            "PYTEST_WORKERS=0"], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=120)
@@ -124,8 +125,13 @@ def test_make_check_fails_and_says_why_when_no_test_is_collected(tmp_path):
     assert "Error 5" in result.stderr
 
 
-def test_make_check_passes_the_exit_code_of_pytest_through(tmp_path):
-    (tmp_path / "test_one.py").write_text("def test_passes():\n    assert 1 + 1 == 2\n")
+def test_make_check_passes_the_exit_code_of_pytest_through_with_the_kernel_cache_set(
+        tmp_path):
+    # the tests run with the kernel cache inside the repository, so a second run starts warm
+    (tmp_path / "test_one.py").write_text(
+        "import os\n"
+        "def test_passes():\n"
+        f"    assert os.environ['NUMBA_CACHE_DIR'] == {str(ROOT / '.numba_cache')!r}\n")
     passing = run_make("check", f"PYTEST_ARGS=-p no:cacheprovider {tmp_path}")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "1 passed" in passing.stdout
