@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "api.md"
 TORCH_VERSION = "2.13.0"
 
-# (learntorch namespace, torch namespace, what its members are)
+# (learntorch namespace, its torch twin): the table has one section for each
 NAMESPACES = [
-    ("learntorch", "torch", "module"),
-    ("learntorch.Tensor", "torch.Tensor", "class"),
-    ("learntorch.autograd", "torch.autograd", "module"),
+    ("learntorch", "torch"),
+    ("learntorch.Tensor", "torch.Tensor"),
+    ("learntorch.autograd", "torch.autograd"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
@@ -69,8 +69,6 @@ LEARNTORCH_ONLY = {
 
 RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but not torch's "
                "numbers (numpy's PCG64 stream)")
-INPLACE_NOTE = ("in place: on a view of a tensor that is part of the autograd graph it raises "
-                "RuntimeError (torch rewrites the base's history); clone() the view first")
 
 # What introspection cannot see, written down once (each was checked by hand).
 NOTES = {
@@ -78,10 +76,8 @@ NOTES = {
                                 "give it back to `set_rng_state`",
     "learntorch.set_rng_state": "takes what `get_rng_state` returned, not a uint8 tensor",
     "learntorch.Generator": RANDOM_NOTE,
-    "learntorch.cuda": "`is_available()` is False without a GPU; see DESIGN.md for the CUDA "
-                       "backend",
-    "learntorch.Tensor.to": "dtype and device conversion; `non_blocking`, `copy` and "
-                            "`memory_format` as torch's",
+    "learntorch.cuda": "no CUDA backend yet: `is_available()` is False, and moving a tensor "
+                       "to 'cuda' raises RuntimeError",
 }
 
 # Random-number functions and in-place random fills: the streams differ from torch's.
@@ -395,9 +391,6 @@ def rows_for(lt_path, torch_path):
                     notes.append(sig_note)
         if name in RANDOM_NAMES:
             notes.append(RANDOM_NOTE)
-        if is_class and kind == "method" and name.endswith("_") and name not in (
-                "requires_grad_", "detach_") and name not in RANDOM_NAMES:
-            notes.append(INPLACE_NOTE)
         if qualified in NOTES:
             notes.append(NOTES[qualified])
         rows.append({"name": name, "qualified": qualified, "kind": kind, "torch": twin,
@@ -448,8 +441,8 @@ Columns:
 What holds for every row:
 - dtypes: float32 by default, float64, float16, int64, int32, int16, int8, uint8 and bool;
   type promotion is torch's.
-- devices: `'cpu'`, and `'cuda'` where a GPU and numba-cuda are present; mixing devices in one
-  op is an error, as in torch.
+- devices: `'cpu'`; `'cuda'` is understood, but this build has no CUDA backend yet
+  (`learntorch.cuda.is_available()` is False).
 - errors: wrong input raises torch's exception type (RuntimeError, TypeError, ValueError,
   IndexError) with a message naming the shapes or dtypes and the fix.
 - random numbers: reproducible from `manual_seed`, but a different stream from torch's.
@@ -463,7 +456,7 @@ def render():
         raise SystemExit(f"the table compares with torch {TORCH_VERSION}, and torch "
                          f"{torch.__version__} is installed: pip install torch=={TORCH_VERSION}")
     out = [HEADER.format(torch_version=TORCH_VERSION)]
-    for lt_path, torch_path, _ in NAMESPACES:
+    for lt_path, torch_path in NAMESPACES:
         rows = rows_for(lt_path, torch_path)
         out.append(f"\n## `{lt_path}` ({len(rows)} names)\n")
         if lt_path == "learntorch.Tensor":
