@@ -7,9 +7,10 @@ Files, one idea each:
 * ``activations.py``  -- fused relu / tanh / sigmoid / gelu / silu and their backward;
 * ``softmax.py``      -- row kernels: softmax, log_softmax, their backward, logsumexp;
 * ``arithmetic.py``   -- add / sub / mul / div of large same-shape arrays on all cores;
-* ``reduction.py``    -- sum over trailing dimensions, chunked over the cores;
+* ``reduction.py``    -- sum over trailing dimensions, SIMD running sums;
 * ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
-* ``loader.py``       -- imports kernel modules on first need; fork safety;
+* ``loader.py``       -- imports kernel modules on first need; thread-count and
+  wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;
 * ``warmup.py``       -- compiles the common kernels ahead of time;
 * ``crossover.py``    -- the script that measured where each kernel starts to win.
 

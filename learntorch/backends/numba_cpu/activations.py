@@ -21,7 +21,8 @@ Contract shared by every kernel in this file:
   the same output element, and nothing but ``out[i]`` is written in the loop.
 
 Values follow torch: NaN stays NaN, and sigmoid/silu stay finite for inputs of
-+-1000 (see ``_sigmoid1``).
++-1000 (see ``_sigmoid1``).  Which of these the backend actually uses, and from
+what size, is decided by measurement in ``backend.py``.
 """
 import math
 
@@ -65,6 +66,9 @@ def relu_backward(y, grad, out):
 
 @njit(**_KERNEL)
 def tanh(x, out):
+    """tanh elementwise.  Kept as a lesson, off by default: there is nothing to fuse,
+    and numpy's SIMD tanh beat this loop of scalar ``tanhf`` calls 30-100x (see
+    ``backend.py``).  A kernel earns its place only where it removes passes over memory."""
     for i in prange(x.size):
         out[i] = math.tanh(x[i])
 
