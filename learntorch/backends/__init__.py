@@ -77,14 +77,19 @@ def use(name_or_backend):
         current = previous
 
 
-def warmup(dtypes=("float32", "float64")):
+def warmup(dtypes=("float32", "float64"), all_kernels=False):
     """Compile (or load from Numba's on-disk cache) the CPU kernels for ``dtypes`` now.
 
     Kernels otherwise compile on their first large input, a second or more each
-    the first time on a machine.  Returns the names of the kernels warmed.
+    the first time on a machine.  By default only the kernels the active Numba
+    backend would use are warmed (those with a size threshold); ``all_kernels=True``
+    warms every one.  Returns the names of the kernels warmed.
     """
     from .numba_cpu import warmup as warm_numba
-    return warm_numba(dtypes)
+    if all_kernels:
+        return warm_numba(dtypes)
+    backend = current if isinstance(current, NumbaBackend) else NumbaBackend()
+    return warm_numba(dtypes, [op for op, size in backend.min_sizes.items() if size is not None])
 
 
 def _default():

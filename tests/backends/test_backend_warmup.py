@@ -6,7 +6,7 @@ from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
 
 import learntorch
-from learntorch.backends.numba_cpu import loader
+from learntorch.backends.numba_cpu import NumbaBackend, loader
 
 FAMILIES = ("activations", "arithmetic", "reduction", "softmax", "teaching_matmul")
 
@@ -37,16 +37,30 @@ def test_main_loops_are_parallel():
     assert serial == []
 
 
-def test_warmup_compiles_every_hot_path_kernel_for_float32_and_float64():
-    warmed = learntorch.backends.warmup()
+def float_types(dispatcher):
+    return {str(arg.dtype) for sig in dispatcher.signatures for arg in sig
+            if isinstance(arg, numba.types.Array)}
+
+
+def test_warmup_compiles_every_kernel_for_float32_and_float64_when_asked():
+    warmed = learntorch.backends.warmup(all_kernels=True)
     found = dispatchers()
     hot = {name for name in found if not name.startswith("teaching_matmul.")
            and not name.split(".")[1].startswith("_")}
     assert set(warmed) == hot
     for name in hot:
-        float_types = {str(arg.dtype) for sig in found[name].signatures for arg in sig
-                       if isinstance(arg, numba.types.Array)}
-        assert {"float32", "float64"} <= float_types, name
+        assert {"float32", "float64"} <= float_types(found[name]), name
+
+
+def test_warmup_by_default_compiles_the_kernels_the_active_backend_uses():
+    mine = NumbaBackend(min_sizes={op: None for op in NumbaBackend.min_sizes} | {"gelu": 10})
+    with learntorch.backends.use(mine):
+        assert learntorch.backends.warmup() == ["activations.gelu"]
+    with learntorch.backends.use("numpy"):  # not a Numba backend: the defaults' kernels
+        default = learntorch.backends.warmup()
+    enabled = [op for op, size in NumbaBackend.min_sizes.items() if size is not None]
+    assert len(default) == len(enabled)
+    assert "activations.relu" in default and "softmax.softmax_rows" not in default
 
 
 def test_warmup_accepts_learntorch_dtypes_and_rejects_dtypes_without_kernels():
