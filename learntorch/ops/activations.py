@@ -25,11 +25,8 @@ def _floating_only(x, kernel):
 
 
 def _kernel(fn, *arrays):
-    """``fn(*arrays)`` for a backend kernel; 0-dim arrays go in as 1-d (kernels loop over
-    elements) and inf/nan results raise no numpy warning."""
+    """``fn(*arrays)`` for a backend kernel, without numpy warnings for inf/nan results."""
     with np.errstate(all="ignore"):
-        if arrays[0].ndim == 0:
-            return np.asarray(fn(*(a.reshape(1) for a in arrays))).reshape(())
         return fn(*arrays)
 
 

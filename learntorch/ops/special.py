@@ -14,8 +14,7 @@ class Erf(Function):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         a = float_array(x)
-        # _erf maps a 0-dim array to a Python float: give it a 1-d view and shape it back
-        return wrap(np.asarray(_erf(a.reshape(-1)), dtype=a.dtype).reshape(a.shape))
+        return wrap(_erf(a).astype(a.dtype, copy=False))  # _erf computes in float64
 
     @staticmethod
     def backward(ctx, grad):
