@@ -128,12 +128,12 @@ def zero_(self):
 
 def fill_(self, value):
     """Fill with ``value`` (a number or a 0-d tensor), in place."""
-    from .ops._inplace import Fill
+    from .ops._inplace import Fill, FillTensor
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
-        return apply_inplace(self, lambda src: Fill.apply(src, value),
+        return apply_inplace(self, lambda src: FillTensor.apply(src, value),
                              fast=lambda: _fill(self, value.item()), others=(value,))
     return apply_inplace(self, lambda src: Fill.apply(src, value),
                          fast=lambda: _fill(self, value))

@@ -160,7 +160,7 @@ def _addresses(a):
 class Fill(Function):
     """``x.fill_(value)`` as a function: every element becomes ``value``."""
 
-    node_name = "FillBackward0"
+    node_name = "FillBackward2"  # (torch's name for fill_ with a number)
 
     @staticmethod
     def forward(ctx, x, value):
@@ -172,6 +172,10 @@ class Fill(Function):
         from ..factories import zeros
         gx = zeros(grad.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
         return gx, (grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+class FillTensor(Fill):
+    node_name = "FillBackward3"  # fill_ with a 0-d tensor
 
 
 class Zero(Fill):

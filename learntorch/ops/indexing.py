@@ -361,7 +361,7 @@ def _fit_value(x, region, value):
 
 
 def setitem(x, index, value):
-    """``x[index] = value``: in place, recorded as CopySlices when autograd is involved."""
+    """``x[index] = value``: in place, and recorded as a write when autograd is involved."""
     from ._inplace import apply_inplace
     if isinstance(value, Tensor) and value._device != x._device:
         from ._helpers import check_same_device
@@ -377,10 +377,29 @@ def setitem(x, index, value):
         value = _fit_value(x, region, value)
         if value._dtype is not x._dtype:
             value = value.to(x._dtype)  # torch casts the value to the tensor's dtype
+    whole = _selects_everything(x, region[0])
+    if whole and not advanced:  # x[...] = v, x[:] = v: every element, as fill_/copy_ in torch
+        return x.copy_(value) if isinstance(value, Tensor) and value.ndim else x.fill_(value)
     if not advanced and has_internal_overlap(basic_view(x._data, region[0])):
         _overlap_error()
-    apply_inplace(x, lambda src: CopySlices.apply(src, region, value, False),
+    # torch records a write through a view as CopySlices, and index_put_ on x itself as
+    # IndexPutBackward0 (when the basic part of the index selects all of x)
+    record = IndexPut if whole else CopySlices
+    apply_inplace(x, lambda src: record.apply(src, region, value, False),
                   fast=lambda: _write(x, region, value), others=(value,))
+
+
+def _selects_everything(x, basic):
+    """True when the basic items are only ``...`` and slices covering whole dims (no view)."""
+    dim = 0
+    for k, item in enumerate(basic):
+        if item is Ellipsis:
+            dim = x.ndim - _dims_used(basic[k + 1:])
+        elif isinstance(item, slice) and item.indices(x.shape[dim]) == (0, x.shape[dim], 1):
+            dim += 1
+        else:
+            return False
+    return True
 
 
 def _write(x, region, value):
