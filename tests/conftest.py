@@ -21,7 +21,13 @@ def _seeded():
 
 @pytest.fixture(params=["numba", "numpy"])
 def backend(request):
-    """Run a test once with each CPU backend (compiled kernels and the numpy reference)."""
+    """Run a test once with each CPU backend: the compiled kernels and the numpy reference.
+
+    The Numba backend is built with ``min_size=0`` so that even the small arrays
+    of a test really go through the kernels (by default small arrays use numpy).
+    """
     import learntorch
-    with learntorch.backends.use(request.param) as b:
+    from learntorch.backends import NumbaBackend
+    chosen = NumbaBackend(min_size=0) if request.param == "numba" else "numpy"
+    with learntorch.backends.use(chosen) as b:
         yield b
