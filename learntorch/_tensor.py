@@ -403,6 +403,10 @@ def _rebuild(array, requires_grad):
 
 
 def _init_from_array(t, array):
+    if array.__class__ is not np.ndarray:
+        # numpy ufuncs return scalars for 0-d inputs; a tensor always holds a real
+        # (writable, viewable) array, or in-place ops on 0-d results would fail
+        array = np.asarray(array)
     t._data = array
     try:
         t._dtype = _NUMPY_TO_DTYPE[array.dtype]
