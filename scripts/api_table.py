@@ -263,7 +263,9 @@ def torch_overloads(torch_obj, name, is_method):
     lacks): inspect.signature for Python functions, else the operator schemas, else
     the docstrings."""
     params = signature_params(torch_obj, drop_first=is_method)
-    if params is not None and not is_generic(params):
+    only_varargs = params is not None and {k for _, k in params} <= {
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+    if params is not None and not only_varargs:  # (*args): einsum's real names are documented
         overloads = [split_params(params)]
         return overloads, overloads
     documented = documented_overloads(torch_obj, name)
@@ -275,6 +277,8 @@ def torch_overloads(torch_obj, name, is_method):
             documented += [(pos[1:], kw) for pos, kw in documented_overloads(function, name)
                            if pos[:1] == ["input"]]
     schemas = schema_overloads(name, is_method)
+    if only_varargs:  # a Python wrapper over the operator: its documentation is its API
+        return documented + schemas, documented or schemas
     return documented + schemas, schemas or documented
 
 
