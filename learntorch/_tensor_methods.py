@@ -161,7 +161,7 @@ def copy_(self, src, non_blocking=False):
                            f"tensor b ({list(src.shape)}): copy_ broadcasts src to the "
                            "destination's shape")
 
-    def fast():
+    def fast():  # (apply_inplace has checked that src does not partly overlap self)
         check_no_overlap(self)
         np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
     return apply_inplace(self, lambda s: Copy.apply(s, src), fast=fast, others=(src,))

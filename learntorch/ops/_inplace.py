@@ -48,6 +48,32 @@ def check_no_overlap(x):
             "performing the operation.")
 
 
+def check_no_partial_overlap(dst, src):
+    """Refuse ``src`` overlapping ``dst``'s memory only in part (``x[1:].copy_(x[:-1])``).
+
+    Reading and writing the same elements (``x.mul_(x)``) is fine; a shifted overlap
+    would read values the op has already overwritten.  Like torch, only dense layouts
+    are checked (for others the question is too hard to answer cheaply).
+    """
+    a, b = dst._data, src._data
+    if a is b or not a.size or not b.size or not np.may_share_memory(a, b):
+        return
+    same = a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and \
+        a.shape == b.shape and a.strides == b.strides
+    if same or not (_dense(a) and _dense(b)):
+        return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        f"refer to a single memory location (input of shape {list(src.shape)}, written-to "
+        f"tensor of shape {list(dst.shape)}). Please clone() the tensor before performing the "
+        "operation.")
+
+
+def _dense(a):
+    from .shape import is_non_overlapping_and_dense
+    return is_non_overlapping_and_dense(a.shape, [s // a.itemsize for s in a.strides])
+
+
 def _store(x, result):
     """Copy ``result`` into ``x``'s memory with torch's shape and dtype checks."""
     if tuple(result.shape) != tuple(x.shape):
@@ -74,15 +100,20 @@ def _short(d):
             "int32": "Int", "bool": "Bool"}.get(d.name, d.name)
 
 
-def apply_inplace(x, recorded, fast=None, others=()):
+def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
     """Run an in-place op on ``x``.
 
     ``recorded(src)`` computes the result out of place from ``src`` (with autograd);
     ``fast()``, when given, writes into ``x`` directly when no graph is needed;
-    ``others`` are the op's other operands (a graph is needed if any requires grad).
+    ``others`` are the op's other operands (a graph is needed if any requires grad),
+    which may not overlap ``x`` in part (``check_overlap=False`` when the caller
+    checks the part of ``x`` it really writes, as ``x[idx] = v`` does).
     """
     from .._tensor import Tensor
     check_inplace_allowed(x)
+    for o in others:
+        if check_overlap and isinstance(o, Tensor):
+            check_no_partial_overlap(x, o)
     needs_graph = grad_mode._state["enabled"] and (
         x._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others))
     if needs_graph:
@@ -110,8 +141,25 @@ def apply_inplace(x, recorded, fast=None, others=()):
 
 def _take_history(x, out):
     """``x`` now holds ``out``'s values: make it ``out`` for autograd too."""
-    if out._requires_grad:
-        x._grad_fn, x._output_nr, x._requires_grad = out._grad_fn, out._output_nr, True
+    if not out._requires_grad:
+        return
+    x._grad_fn, x._output_nr, x._requires_grad = out._grad_fn, out._output_nr, True
+    _saved_output_is_x(x, out)
+
+
+def _saved_output_is_x(x, out):
+    """If the op saved its output for backward (``exp_``, ``tanh_``, ...), that output *is*
+    ``x`` in torch, so changing ``x`` again before backward must be reported.  ``out`` is
+    our temporary copy: point what was saved at ``x``'s memory and version counter."""
+    node = out._grad_fn
+    saved = node._saved if node is not None and hasattr(node, "_saved") else None
+    if not saved or out._dtype is not x._dtype or not any(t is out for t in saved):
+        return
+    alias = x._view_of(x._data)  # x's values and version counter, with out's history
+    alias._grad_fn, alias._output_nr, alias._requires_grad = node, out._output_nr, True
+    node._saved = tuple(alias if t is out else t for t in saved)
+    node._saved_versions = tuple(x._version if t is out else v
+                                 for t, v in zip(saved, node._saved_versions))
 
 
 def _inplace_on_view(x, recorded):

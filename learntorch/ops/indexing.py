@@ -380,13 +380,18 @@ def setitem(x, index, value):
     whole = _selects_everything(x, region[0])
     if whole and not advanced:  # x[...] = v, x[:] = v: every element, as fill_/copy_ in torch
         return x.copy_(value) if isinstance(value, Tensor) and value.ndim else x.fill_(value)
-    if not advanced and has_internal_overlap(basic_view(x._data, region[0])):
-        _overlap_error()
+    if not advanced:
+        target = basic_view(x._data, region[0])
+        if has_internal_overlap(target):
+            _overlap_error()
+        if isinstance(value, Tensor):  # x[1:] = x[:-1] would read what it already overwrote
+            from ._inplace import check_no_partial_overlap
+            check_no_partial_overlap(Tensor._wrap(target), value)
     # torch records a write through a view as CopySlices, and index_put_ on x itself as
     # IndexPutBackward0 (when the basic part of the index selects all of x)
     record = IndexPut if whole else CopySlices
     apply_inplace(x, lambda src: record.apply(src, region, value, False),
-                  fast=lambda: _write(x, region, value), others=(value,))
+                  fast=lambda: _write(x, region, value), others=(value,), check_overlap=False)
 
 
 def _selects_everything(x, basic):

@@ -40,12 +40,12 @@ def index_for(draw, shape):
     items, d = [], 0
     while d < len(dims):
         size = shape[dims[d]]
+        has_mask = any(isinstance(i, np.ndarray) and i.dtype == bool for i in items)
         choices = kinds + (["int array"] if advanced == "ints" else [])
-        if advanced == "mask" and not any(isinstance(i, np.ndarray) and i.dtype == bool
-                                          for i in items):
+        if advanced == "mask" and not has_mask:  # one mask at most: two rarely broadcast
             choices = choices + ["mask"]
         kind = draw(st.sampled_from(choices))
-        if d == forced and advanced != "none":
+        if d == forced and (advanced == "ints" or (advanced == "mask" and not has_mask)):
             kind = "int array" if advanced == "ints" else "mask"
         if kind == "int":
             items.append(draw(st.integers(-size, size - 1)))
