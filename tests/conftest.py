@@ -5,7 +5,8 @@ import pytest
 from hypothesis import settings
 
 # enough examples to find broadcasting and stride bugs, few enough for a 2-core CI
-settings.register_profile("ci", max_examples=40, deadline=None)
+# CI draws the same examples on every run (derandomize): a red CI always reproduces
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=15, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -20,6 +20,7 @@ import heapq
 
 from . import grad_mode
 from .function import AccumulateGrad
+from .._float_errors import ignore_float_errors, restore_float_errors
 from ..ops.broadcast import sum_to_shape, is_expandable_to
 
 
@@ -189,7 +190,11 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 if missing and node.materialize_grads:
                     grad_outputs = [g if g is not None or m is None else _zeros_for(m)
                                     for g, m in zip(grad_outputs, node._output_meta)]
-                grad_inputs = node.apply(grad_outputs)
+                quiet = ignore_float_errors()  # inf/nan like torch, no numpy warnings
+                try:
+                    grad_inputs = node.apply(grad_outputs)
+                finally:
+                    restore_float_errors(quiet)
                 if not retain_graph:
                     node.release()
                 reduced = _validate(node, grad_inputs)

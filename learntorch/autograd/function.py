@@ -24,6 +24,7 @@ inputs; ``learntorch.autograd.engine`` walks those links backwards.
 import itertools
 
 from . import grad_mode
+from .._float_errors import ignore_float_errors, restore_float_errors
 
 _sequence = itertools.count()  # creation order; the engine runs later nodes first
 _LEAF_SEQUENCE_BASE = 1 << 62
@@ -218,10 +219,12 @@ class Function:
         elif cls.node_name is None:  # a learner's Function may read this in forward, as in torch
             ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
         state["enabled"] = False
+        quiet = ignore_float_errors()
         try:
             outputs = cls.forward(ctx, *args)
         finally:
             state["enabled"] = enabled
+            restore_float_errors(quiet)
         if record:
             outputs = _link_outputs(ctx, outputs, args)
         return outputs

@@ -5,8 +5,9 @@ shape of the output); the engine then sums it back to each input's shape
 (``ops.broadcast.sum_to_shape``).  Python numbers are constants: their
 gradient is None.
 
-Every forward runs under ``np.errstate(all="ignore")``: 1/0, 0/0 and overflow
-give inf/nan as in torch, and numpy must not print a RuntimeWarning for them.
+Every forward and backward runs with numpy's floating-point warnings off
+(``Function.apply`` and the engine see to it, cheaply: ``_float_errors.py``):
+1/0, 0/0 and overflow give inf/nan as in torch, without a RuntimeWarning.
 Integer division by zero has no inf to give, so it raises, as torch does.
 """
 import numpy as np
@@ -100,9 +101,8 @@ class Add(Function):
     def forward(ctx, a, b, alpha=1):
         x, y, dtype = _operands(a, b, "add")
         ctx.alpha = alpha
-        with np.errstate(all="ignore"):
-            out = backends.current.add(x, _scaled(y, alpha, dtype))
-        return wrap(np.asarray(out, dtype=dtype.np))
+        out = backends.current.add(x, _scaled(y, alpha, dtype))
+        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -134,9 +134,8 @@ class Sub(Function):
         _check_no_bool_subtraction(a, b)
         x, y, dtype = _operands(a, b, "sub")
         ctx.alpha = alpha
-        with np.errstate(all="ignore"):
-            out = backends.current.sub(x, _scaled(y, alpha, dtype))
-        return wrap(np.asarray(out, dtype=dtype.np))
+        out = backends.current.sub(x, _scaled(y, alpha, dtype))
+        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,8 +153,8 @@ class Mul(Function):
     def forward(ctx, a, b):
         _save(ctx, a, b)
         x, y, dtype = _operands(a, b, "mul")
-        with np.errstate(all="ignore"):
-            return wrap(np.asarray(backends.current.mul(x, y), dtype=dtype.np))
+        out = backends.current.mul(x, y)
+        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,8 +174,8 @@ class Div(Function):
             dtype = _dtypes.get_default_dtype()
             x = x.astype(dtype.np) if isinstance(x, np.ndarray) else x
             y = y.astype(dtype.np) if isinstance(y, np.ndarray) else y
-        with np.errstate(all="ignore"):
-            return wrap(np.asarray(backends.current.div(x, y), dtype=dtype.np))
+        out = backends.current.div(x, y)
+        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -343,7 +342,10 @@ class Remainder(Function):
                 raise RuntimeError("derivative for aten::remainder is not implemented (for a "
                                    "number % tensor). Write it as a tensor: "
                                    "torch.full_like(x, number) % x.")
-            gb = -grad * div(a, b, rounding_mode="floor")
+            # torch computes half-precision arithmetic in float32 ("opmath") and keeps a
+            # 0-d operand at its own precision, so divide in float32 before flooring
+            wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
+            gb = -grad * div(a.to(wide), b.to(wide), rounding_mode="floor").to(grad.dtype)
         return grad, gb
 
 
