@@ -25,7 +25,7 @@ def broadcast_shapes(*shapes):
             else:
                 raise RuntimeError(
                     f"The size of tensor a ({result[j]}) must match the size of tensor b ({size}) "
-                    f"at non-singleton dimension {i}: shapes {[list(x) for x in shapes]} cannot "
+                    f"at non-singleton dimension {j}: shapes {[list(x) for x in shapes]} cannot "
                     "be broadcast together. Dimensions are aligned from the right and must be "
                     "equal or 1; use unsqueeze/reshape to line them up.")
     return tuple(result)

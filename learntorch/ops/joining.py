@@ -18,27 +18,41 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        ctx.sizes = [t.shape[dim] for t in tensors]
-        dtype = _dtypes.result_type(*tensors)  # torch promotes mixed dtypes
-        arrays = [t._data.astype(dtype.np, copy=False) for t in tensors]
+        # a legacy empty vector (shape [0]) is skipped, as in torch: its size is None
+        ctx.sizes = [None if _skipped(t, tensors) else t.shape[dim] for t in tensors]
+        dtype = _dtypes.result_type(*tensors)  # torch promotes mixed dtypes (skipped ones too)
+        arrays = [t._data.astype(dtype.np, copy=False)
+                  for t, size in zip(tensors, ctx.sizes) if size is not None]
+        if not arrays:
+            return wrap(np.zeros(0, dtype=dtype.np))
         return wrap(np.concatenate(arrays, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
+        # each input gets the slice of the gradient where its values went
         out, start = [None], 0
         for size in ctx.sizes:
+            if size is None:
+                out.append(grad.new_zeros(0))
+                continue
             out.append(grad.narrow(ctx.dim, start, size))
             start += size
         return tuple(out)
 
 
-def _check_tensor_list(tensors, name):
+def _skipped(t, tensors):
+    """torch.cat ignores 1-D empty tensors when another input has real contents."""
+    legacy_empty = t.ndim == 1 and t.shape[0] == 0
+    return legacy_empty and not all(u.ndim == 1 and u.shape[0] == 0 for u in tensors)
+
+
+def _check_tensor_list(tensors, name, empty_error=RuntimeError):
     if isinstance(tensors, Tensor):
         raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not a "
                         "Tensor; wrap it in a list")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        raise empty_error(f"{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
@@ -48,12 +62,11 @@ def _check_tensor_list(tensors, name):
 
 
 def cat(tensors, dim=0):
-    tensors = _check_tensor_list(tensors, "cat")
-    # torch skips legacy empty 1-D tensors of shape [0]
-    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
-    ref = tensors[0]
+    tensors = _check_tensor_list(tensors, "cat", empty_error=ValueError)
+    joined = [t for t in tensors if not _skipped(t, tensors)]
+    ref = joined[0]
     d = ref._wrap_dim(dim)
-    for i, t in enumerate(tensors):
+    for i, t in enumerate(joined):
         if t.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and "
                                f"{t.ndim} (tensor {i} has shape {list(t.shape)})")
@@ -62,7 +75,7 @@ def cat(tensors, dim=0):
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[j]} but got size {t.shape[j]} for tensor number {i} in the list "
-                    f"(shapes {[list(x.shape) for x in tensors]})")
+                    f"(shapes {[list(x.shape) for x in joined]})")
     return Cat.apply(d, *tensors)
 
 
