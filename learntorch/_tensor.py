@@ -29,9 +29,16 @@ _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
 
 
 class Tensor:
-    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_accumulate_node", "_retains_grad",
+    # Every tensor sets the slotted attributes; the rarer ones below are class-level
+    # defaults that an instance overrides only when needed (creating a tensor is the
+    # hot path of every op, so it should set as little as possible).
+    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad_fn", "_version_counter",
                  "__weakref__", "__dict__")
+    _grad = None
+    _output_nr = 0
+    _base = None             # the tensor whose memory a view looks at
+    _accumulate_node = None  # the AccumulateGrad node of a leaf, made on first use
+    _retains_grad = False
 
     # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
     __array_ufunc__ = None
@@ -52,7 +59,17 @@ class Tensor:
     def _wrap(cls, array, requires_grad=False):
         """A new tensor around ``array`` (no copy): the fast path every op uses."""
         t = object.__new__(cls)
-        _init_from_array(t, array)
+        if array.__class__ is not np.ndarray:
+            array = np.asarray(array)  # numpy gives scalars for 0-d results; keep an array
+        t._data = array
+        try:
+            t._dtype = _NUMPY_TO_DTYPE[array.dtype]
+        except KeyError:
+            t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
+        t._device = CPU
+        t._requires_grad = False
+        t._grad_fn = None
+        t._version_counter = [0]
         if requires_grad:
             t.requires_grad_(True)
         return t
@@ -414,13 +431,12 @@ def _init_from_array(t, array):
         t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
     t._device = CPU
     t._requires_grad = False
-    t._grad = None
     t._grad_fn = None
-    t._output_nr = 0
     t._version_counter = [0]
-    t._base = None
-    t._accumulate_node = None
-    t._retains_grad = False
+    d = t.__dict__  # a re-initialised tensor drops its old rare attributes
+    if d:
+        for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
+            d.pop(name, None)
 
 
 def _root_array(a):

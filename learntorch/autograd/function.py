@@ -57,7 +57,8 @@ class BackwardNode:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; an in-place change to one of them is caught later."""
         self._saved = tensors
-        self._saved_versions = tuple(t._version_counter[0] if t is not None else 0 for t in tensors)
+        self._saved_versions = tuple([t._version_counter[0] if t is not None else 0
+                                      for t in tensors])
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}
@@ -124,6 +125,16 @@ class BackwardNode:
         if self._saved is not None:
             self._saved = None
             self._released = True
+
+
+class _Unrecorded(BackwardNode):
+    """The ctx of a built-in op that autograd is not recording (no_grad, or no input
+    requires grad, as inside a backward pass): nothing will read what it saves."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        pass
 
 
 class AccumulateGrad:
@@ -207,7 +218,6 @@ class Function:
             args = _bind_arguments(cls, args, kwargs)
         state = grad_mode._state
         enabled = state["enabled"]
-        ctx = BackwardNode(cls)
         record = False
         if enabled:
             for a in args:
@@ -215,9 +225,13 @@ class Function:
                     record = True
                     break
         if record:
+            ctx = BackwardNode(cls)
             _link_inputs(ctx, args)
         elif cls.node_name is None:  # a learner's Function may read this in forward, as in torch
+            ctx = BackwardNode(cls)
             ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
+        else:
+            ctx = _Unrecorded(cls)
         state["enabled"] = False
         quiet = ignore_float_errors()
         try:

@@ -22,6 +22,8 @@ from .broadcast import broadcast_shapes
 
 def _operands(a, b, op):
     """Raw arrays of ``a`` and ``b`` in their common dtype, after checking shapes and devices."""
+    if b.__class__ is float and a.__class__ is Tensor and a._dtype.is_floating_point:
+        return a._data, b, a._dtype  # the commonest case (x * 0.5), decided at once
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
@@ -102,7 +104,7 @@ class Add(Function):
         x, y, dtype = _operands(a, b, "add")
         ctx.alpha = alpha
         out = backends.current.add(x, _scaled(y, alpha, dtype))
-        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
+        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -135,7 +137,7 @@ class Sub(Function):
         x, y, dtype = _operands(a, b, "sub")
         ctx.alpha = alpha
         out = backends.current.sub(x, _scaled(y, alpha, dtype))
-        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
+        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,7 +156,7 @@ class Mul(Function):
         _save(ctx, a, b)
         x, y, dtype = _operands(a, b, "mul")
         out = backends.current.mul(x, y)
-        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
+        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,7 +177,7 @@ class Div(Function):
             x = x.astype(dtype.np) if isinstance(x, np.ndarray) else x
             y = y.astype(dtype.np) if isinstance(y, np.ndarray) else y
         out = backends.current.div(x, y)
-        return wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
+        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

@@ -102,6 +102,11 @@ class NumbaBackend(NumpyBackend):
                 raise ValueError(f"min_sizes names no kernel: {sorted(unknown)}; the kernels are "
                                  f"{sorted(self.min_sizes)}")
             self.min_sizes.update(min_sizes)
+        # a switched-off binary kernel costs a dispatch on every tiny op of a training
+        # loop for nothing: call numpy's method directly instead
+        for op in ("add", "sub", "mul", "div"):
+            if self.min_sizes[op] is None:
+                setattr(self, op, getattr(NumpyBackend, op).__get__(self))
 
     def __repr__(self):
         return f"NumbaBackend(min_sizes={self.min_sizes})"
