@@ -5,5 +5,11 @@ The stateless forms of the layers: ``F.relu(x)``, ``F.linear(x, w, b)``,
 in its own file under ``nn/_functional/``; this module only gathers them under
 torch's names.
 """
-from ..ops.activations import relu, gelu, silu, softplus, sigmoid, tanh  # noqa: F401
+from ._functional.activation import (relu, leaky_relu, gelu, silu, softplus,  # noqa: F401
+                                     sigmoid, tanh, softmax, log_softmax)
+from ._functional.linear import linear  # noqa: F401
+from ._functional.dropout import dropout  # noqa: F401
+from ._functional.normalization import batch_norm, layer_norm  # noqa: F401
+from ._functional.sparse import embedding  # noqa: F401
+from ._functional.onehot import one_hot  # noqa: F401
 from ..ops.padding import pad  # noqa: F401

@@ -1,3 +1,10 @@
 """The layers of ``learntorch.nn``, one family per file."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict
+from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+from .activation import (ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax,
+                         LogSoftmax)
+from .dropout import Dropout
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
+from .sparse import Embedding

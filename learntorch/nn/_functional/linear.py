@@ -1,0 +1,120 @@
+"""``F.linear(input, weight, bias)``: y = x @ W^T + b as one recorded operation.
+
+A Linear layer could be written as three ops (transpose, matmul, add), but
+it is the op every MLP step runs most, so it is one ``Function`` with one
+node in the graph.  With x of shape (..., in), W of shape (out, in) and b
+broadcastable to (..., out), and g = dLoss/dy:
+
+    dx = g @ W                       (..., in)
+    dW = sum over the batch of g^T x = g2^T @ x2   (out, in), where g2 and x2
+         are g and x with every leading dimension merged into one
+    db = g                           (the engine sums it down to b's shape)
+
+The leading "batch" dims can be any number (none, for a single vector); they
+are merged into one before multiplying, so the backend only ever multiplies
+two matrices (the simplest ``matmul`` contract, which a learner's own kernel
+can serve).
+"""
+import numpy as np
+
+from ... import backends
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
+from ...ops.broadcast import is_expandable_to
+
+
+class Linear(Function):
+    node_name = "LinearBackward0"  # torch's node for the fused aten::linear
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        out_shape = x._data.shape[:-1] + (weight.shape[0],)
+        # weight.T is a transposed *view*: BLAS reads it in place, nothing is copied
+        y = np.asarray(backends.current.matmul(_matrix(x._data), weight._data.T))
+        y = y.reshape(out_shape)
+        if bias is not None:
+            # y is matmul's fresh result and b broadcasts to its shape: add in place, no copy
+            np.add(y, bias._data, out=y)
+        return wrap(y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        n_out, n_in = weight.shape
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        gx = gw = None
+        if recording_gradient_graph():  # create_graph=True: the same rules from tensor ops
+            if need_x:
+                gx = grad @ weight
+            if need_w:
+                rows = int(np.prod(x.shape[:-1]))
+                gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in)
+            return gx, gw, (grad if need_b else None)
+        mm = backends.current.matmul
+        g2 = _matrix(grad._data)
+        if need_x:
+            gx = wrap(np.asarray(mm(g2, weight._data)).reshape(x._data.shape))
+        if need_w:
+            gw = wrap(np.asarray(mm(g2.T, _matrix(x._data))))
+        return gx, gw, (grad if need_b else None)
+
+
+def _matrix(a):
+    """``a`` of shape (..., k) as a (rows, k) matrix: the leading dims merged (a view if it can)."""
+    return a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
+
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias, for input (..., in), weight (out, in), bias (out,)."""
+    for position, (name, value) in enumerate((("input", input), ("weight", weight)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}; wrap it with torch.tensor(...)")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
+                        f"{type(bias).__name__}; pass a tensor of shape ({weight.shape[0]},) "
+                        "or None")
+    check_same_device(input, weight, bias)
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if weight.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{weight.ndim}D (linear's weight must have shape (out_features, "
+                           f"in_features), got {list(weight.shape)})")
+    if weight.ndim == 1:
+        if bias is not None:
+            raise RuntimeError(f"mat2 must be a matrix, got 1-D tensor: linear with a bias needs "
+                               f"a weight of shape (out_features, in_features), got "
+                               f"{list(weight.shape)}")
+        # a weight vector is one output feature whose dimension is dropped: x @ w
+        return linear(input, weight.unsqueeze(0)).squeeze(-1)
+    _check_dtypes(input, weight, bias)
+    n_out, n_in = weight.shape
+    if input.shape[-1] != n_in:
+        rows = int(np.prod(input.shape[:-1]))
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+            f"{n_in}x{n_out}): the input's last dimension ({input.shape[-1]}, input shape "
+            f"{list(input.shape)}) must equal in_features ({n_in}, weight shape "
+            f"{list(weight.shape)})")
+    out_shape = tuple(input.shape[:-1]) + (n_out,)
+    if bias is not None and not is_expandable_to(tuple(bias.shape), out_shape):
+        raise RuntimeError(f"linear(): bias of shape {list(bias.shape)} cannot be broadcast to "
+                           f"the output shape {list(out_shape)}; it should have shape ({n_out},)")
+    return Linear.apply(input, weight, bias)
+
+
+def _check_dtypes(input, weight, bias):
+    # torch does not promote here: a float64 input into a float32 layer is an error
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {input.dtype} and {weight.dtype} "
+            f"(input and weight of linear). Convert the input (x.to({weight.dtype})) or the "
+            f"layer (model.to({input.dtype}))")
+    if bias is not None and bias.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {bias.dtype} and {weight.dtype} "
+            f"(bias and weight of linear). Convert the bias: bias.to({weight.dtype})")
