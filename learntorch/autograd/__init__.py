@@ -96,7 +96,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError(f"One of the differentiated Tensors (input {i}, shape "
                                f"{list(t.shape)}) does not require grad")
     grads = _make_grads(outputs, grad_outputs)
-    steps = backward_steps(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    steps = backward_steps(outputs, grads, retain_graph, create_graph, inputs, accumulate=False,
+                           record_steps=False)
     try:
         while True:
             next(steps)

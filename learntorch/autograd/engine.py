@@ -122,12 +122,14 @@ def _accumulate(buffer, node, slot, size, grad):
 
 
 def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
-                   accumulate=True):
+                   accumulate=True, record_steps=True):
     """Run backward from ``roots`` (tensors) one node at a time, yielding a BackwardStep each.
 
     ``inputs``: when given, only gradients for these tensors are computed.
     ``accumulate=False`` (autograd.grad): leaves' ``.grad`` is not touched; the
     generator's return value is the list of gradients for ``inputs``.
+    ``record_steps=False`` (plain ``backward()``): the same walk, without building
+    a BackwardStep record per node that nobody would look at.
     """
     root_edges = [r._edge() for r in roots]
     buffer = {}
@@ -177,10 +179,11 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 g = grad_outputs[0]
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
                     _accumulate_grad(node.variable, g, create_graph)
-                    state["enabled"] = outer_mode
-                    yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
-                                       node.variable._grad)
-                    index += 1
+                    if record_steps:
+                        state["enabled"] = outer_mode
+                        yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
+                                           node.variable._grad)
+                        index += 1
                 continue
             missing = _count_none(grad_outputs)
             if (keep is not None and node not in keep) or missing == len(grad_outputs):
@@ -195,13 +198,14 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                     grad_inputs = node.apply(grad_outputs)
                 finally:
                     restore_float_errors(quiet)
-                if not retain_graph:
+                if not retain_graph and node._saved is not None:
                     node.release()
                 reduced = _validate(node, grad_inputs)
-                state["enabled"] = outer_mode
-                yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
-                index += 1
-                state["enabled"] = create_graph
+                if record_steps:
+                    state["enabled"] = outer_mode
+                    yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
+                    index += 1
+                    state["enabled"] = create_graph
             for (nxt, nr), g in zip(node._edges, reduced):
                 if nxt is None:
                     continue
@@ -282,21 +286,29 @@ def _validate(node, grad_inputs):
                 f"(expected {n_inputs}, got {len(grad_inputs)}): backward must return one "
                 "gradient (or None) per input of forward")
     reduced = []
-    for i, (g, meta) in enumerate(zip(grad_inputs, node._input_meta)):
+    append = reduced.append
+    for g, meta in zip(grad_inputs, node._input_meta):
         if g is None or meta is None:
-            reduced.append(None)
-            continue
-        shape, dtype = meta
-        if g._data.shape != shape:
-            if not is_expandable_to(shape, g._data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g.shape)} but expected shape compatible with {list(shape)}")
-            g = sum_to_shape(g, shape)  # broadcasting's backward: sum over the broadcast dims
-        if g._dtype is not dtype:
-            g = g.to(dtype)
-        reduced.append(g)
+            append(None)
+        elif g._data.shape == meta[0] and g._dtype is meta[1]:
+            append(g)
+        else:
+            append(_fit(node, len(reduced), g, meta))
     return reduced
+
+
+def _fit(node, i, g, meta):
+    """Make gradient ``g`` of input ``i`` match the input: sum broadcast dims, cast dtype."""
+    shape, dtype = meta
+    if g._data.shape != shape:
+        if not is_expandable_to(shape, g._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        g = sum_to_shape(g, shape)  # broadcasting's backward: sum over the broadcast dims
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
 
 
 def _accumulate_grad(tensor, g, create_graph):
@@ -316,5 +328,6 @@ def _accumulate_grad(tensor, g, create_graph):
 
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
     """Run backward to the end, accumulating into leaves' ``.grad``."""
-    for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs):
+    for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs,
+                            record_steps=False):
         pass

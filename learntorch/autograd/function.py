@@ -80,8 +80,15 @@ class BackwardNode:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             return ()
+        for t, v in zip(saved, self._saved_versions):
+            if t is not None and t._version_counter[0] != v:
+                self._raise_modified()
+        return saved
+
+    def _raise_modified(self):
         for i, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
             if t is not None and t._version_counter[0] != v:
                 raise RuntimeError(
