@@ -22,7 +22,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ._helpers import wrap
-from .shape import has_internal_overlap
+from .strides import has_internal_overlap
 
 
 def check_inplace_allowed(x):
@@ -70,7 +70,7 @@ def check_no_partial_overlap(dst, src):
 
 
 def _dense(a):
-    from .shape import is_non_overlapping_and_dense
+    from .strides import is_non_overlapping_and_dense
     return is_non_overlapping_and_dense(a.shape, [s // a.itemsize for s in a.strides])
 
 

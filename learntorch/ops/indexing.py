@@ -12,8 +12,8 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import wrap
-from .shape import (clone_strides, copy_array, has_internal_overlap, select_array, slice_array,
-                    unsqueeze_array)
+from .strides import (clone_strides, copy_array, has_internal_overlap, select_array, slice_array,
+                      unsqueeze_array)
 
 _INDEX_DTYPES = (_dtypes.int64, _dtypes.int32)
 

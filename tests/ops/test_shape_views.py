@@ -285,6 +285,16 @@ def test_clone_is_a_copy_that_preserves_the_stride_order_like_torch(inputs):
     assert (x_lt.numpy() >= 0).all()
 
 
+@pytest.mark.parametrize("make", [
+    lambda x: x[:, :1].expand(2, 3, 4), lambda x: x[:1, :, :1].expand(3, 3, 2),
+    lambda x: x[:, :1], lambda x: x.permute(1, 0, 2)[:, :, ::2],
+    lambda x: x[:1, :1].transpose(0, 1), lambda x: x.unsqueeze(1).expand(2, 2, 3, 4),
+])
+def test_clone_of_expanded_and_size_one_layouts_matches_torch(make):
+    x_lt, x_th = pair()
+    assert_same_layout(make(x_lt).clone(), make(x_th).clone())
+
+
 def test_copying_shape_ops_do_not_share_storage():
     x_lt, x_th = pair((2, 3))
     for op in (lambda x: x.flip(0), lambda x: x.repeat(2, 1), lambda x: x.t().reshape(6),
