@@ -20,6 +20,7 @@ from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_stat
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from .autograd.grad_mode import inference_mode
 from . import autograd, backends, cuda, nn
+from . import optim
 from .serialization import save, load
 from .ops.arithmetic import (add, sub, subtract, mul, multiply, div, divide, true_divide,
                              floor_divide, remainder, pow, rsub)

@@ -7,6 +7,7 @@ attributes in ``__init__`` and a ``forward``; ``nn.functional`` (import it as
 from .parameter import Parameter, Buffer
 from .modules import Module, Sequential, ModuleList, ModuleDict
 from . import functional
+from . import utils
 from .modules import (Identity, Linear, Flatten, Unflatten, ReLU, LeakyReLU, GELU, SiLU,
                       Softplus, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, BatchNorm1d,
                       BatchNorm2d, BatchNorm3d, LayerNorm, Embedding)

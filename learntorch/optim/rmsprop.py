@@ -1,0 +1,114 @@
+"""``RMSprop``: divide each gradient by a running root-mean-square of its recent values.
+
+``rmsprop_update`` below is torch's ``_single_tensor_rmsprop`` line for line, on
+numpy arrays.  With ``g`` the gradient:
+
+    g <- -g                                  if maximize
+    g <- g + wd * p                          if wd != 0
+    s <- alpha * s + (1 - alpha) * g * g     (square_avg)
+    a <- a + (1 - alpha) * (g - a)           if centered  (grad_avg: a.lerp_(g, 1 - alpha))
+    d <- sqrt(s - a * a) + eps  if centered,  else  sqrt(s) + eps
+    b <- momentum * b + g / d;  p <- p - lr * b     if momentum > 0  (momentum_buffer)
+    p <- p - lr * g / d                             otherwise
+
+``centered`` subtracts the squared mean, so that ``d`` estimates the gradient's
+standard deviation rather than its root mean square.  torch's RMSprop has no
+``fused`` option; large parameters use the fused kernel whenever it pays
+(``_fused.py``).
+"""
+import numpy as np
+
+from . import _fused
+from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, lerp_, new_step,
+                        scalar, updating, zeros_state)
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_fused(None, foreach, differentiable)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._evaluate(closure)
+        with updating():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = new_step()
+            state["square_avg"] = zeros_state(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = zeros_state(p)
+            if group["centered"]:
+                state["grad_avg"] = zeros_state(p)
+        increment(state["step"])  # counted, as in torch, though the update does not use it
+        lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
+        wd, momentum = group["weight_decay"], group["momentum"]
+        centered, maximize = bool(group["centered"]), bool(group["maximize"])
+        square_avg = state["square_avg"]
+        grad_avg = state["grad_avg"] if centered else None
+        buf = state["momentum_buffer"] if momentum > 0 else None
+        buffers = [t for t in (square_avg, grad_avg, buf) if t is not None]
+        arrays = [p._data, p.grad._data] + [t._data for t in buffers]
+
+        if _fused.wanted("rmsprop", None, arrays):
+            weight = p._data.dtype.type(1 - alpha)
+            _fused.run("rmsprop", p._data, p.grad._data, square_avg._data,
+                       None if grad_avg is None else grad_avg._data,
+                       None if buf is None else buf._data,
+                       lr=lr, alpha=alpha, one_minus_alpha=1 - alpha, lerp_weight=weight,
+                       lerp_complement=1 - weight, eps=eps, weight_decay=wd, momentum=momentum,
+                       centered=centered, maximize=maximize)
+        else:
+            rmsprop_update(p._data, p.grad._data, square_avg._data,
+                           None if grad_avg is None else grad_avg._data,
+                           None if buf is None else buf._data, lr=lr, alpha=alpha, eps=eps,
+                           weight_decay=wd, momentum=momentum, centered=centered,
+                           maximize=maximize)
+        changed(p, *buffers)
+
+
+def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, *, lr, alpha, eps,
+                   weight_decay, momentum, centered, maximize):
+    """One RMSprop step on numpy arrays; ``grad_avg``/``momentum_buffer`` are None when unused."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + weight_decay * param
+
+    square_avg *= alpha
+    square_avg += (1 - alpha) * grad * grad
+
+    if centered:
+        lerp_(grad_avg, grad, 1 - alpha)
+        avg = np.sqrt(square_avg - grad_avg * grad_avg)
+    else:
+        avg = np.sqrt(square_avg)
+    avg += eps
+
+    if momentum > 0:
+        momentum_buffer *= momentum
+        momentum_buffer += grad / avg
+        param -= lr * momentum_buffer
+    else:
+        param += -lr * grad / avg
