@@ -8,8 +8,8 @@ on a single parameter with ``fused=False`` (numpy) and ``fused=True`` (the
 kernel, compiled beforehand), and prints both and their ratio.  RMSprop has no
 ``fused`` option, so it is timed with ``_fused.MIN_SIZE`` forced to 0 or to
 infinity.  ``_fused.py`` records what this printed where its thresholds come
-from.  Each figure is the median of many short runs, alternating the two
-versions one after the other.
+from.  Each figure is the median of 31 batches of 5 steps, which keeps the
+moments when another process had the cores out of it.
 """
 import argparse
 import statistics

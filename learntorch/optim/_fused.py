@@ -33,10 +33,13 @@ whole-array passes the numpy version makes (SGD makes few, Adam a dozen).
 float64 crosses over at the same sizes (sgd 1.22 and adam 2.39 at 1e4).  The
 thresholds below sit at the first measured size with a clear win.
 
-The first call of a kernel in a fresh process loads it from Numba's disk cache
-(tens of ms) or, the first time on a machine, compiles it (about a second).
+The first kernel call in a process imports Numba and loads the kernel from
+Numba's disk cache (about 0.2 s in all); the very first one on a machine
+compiles it instead (about 0.4 s per kernel and dtype).  ``warmup()`` does
+that ahead of time, e.g. in a Binder build.
 """
 import importlib.util
+import inspect
 
 import numpy as np
 
@@ -88,3 +91,28 @@ def run(name, *arrays, **scalars):
     flat = [placeholder if a is None else a.reshape(-1) for a in arrays]
     cast = {k: v if isinstance(v, (bool, np.bool_)) else dtype(v) for k, v in scalars.items()}
     getattr(kernels(), name)(*flat, **cast)
+
+
+#: each kernel's first arguments: how many arrays (parameter, gradient, state...)
+_ARRAYS = {"sgd": 3, "adam": 5, "rmsprop": 5, "adagrad": 3}
+
+
+def warmup(dtypes=("float32", "float64")):
+    """Compile (or load from the disk cache) every optimizer kernel for ``dtypes`` now.
+
+    Returns the names of the kernels warmed.  The kernels run on one-element
+    arrays with every option off, which is all compilation needs: a kernel is
+    compiled per dtype, not per option.
+    """
+    module = kernels()
+    for dtype in dtypes:
+        for name, n_arrays in _ARRAYS.items():
+            kernel = getattr(module, name)
+            arrays = [np.zeros(1, dtype) for _ in range(n_arrays)]
+            scalars = list(inspect.signature(kernel.py_func).parameters)[n_arrays:]
+            run(name, *arrays, **{k: False if k in _FLAGS else 0.0 for k in scalars})
+    return sorted(_ARRAYS)
+
+
+# the kernels' boolean options (every other scalar is cast to the arrays' dtype)
+_FLAGS = {"nesterov", "maximize", "first", "amsgrad", "decoupled", "centered"}

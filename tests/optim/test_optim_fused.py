@@ -165,3 +165,10 @@ def test_training_a_small_model_never_imports_numba():
         "print('numba' in sys.modules, 'learntorch.optim._kernels' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"], out.stdout + out.stderr
+
+
+def test_warmup_compiles_every_kernel_for_both_float_dtypes():
+    assert _fused.warmup() == ["adagrad", "adam", "rmsprop", "sgd"]
+    for name in ("adagrad", "adam", "rmsprop", "sgd"):
+        compiled = {str(sig[0].dtype) for sig in getattr(_fused.kernels(), name).signatures}
+        assert compiled == {"float32", "float64"}, name
