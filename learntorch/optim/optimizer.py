@@ -79,6 +79,18 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_step_pre_hooks", [])
         self.__dict__.setdefault("_step_post_hooks", [])
+        # checkpoints from older versions (torch's too): options added since then take
+        # their defaults, and a step counter saved as a plain number becomes a tensor
+        for group in self.param_groups:
+            for name, default in self.defaults.items():
+                group.setdefault(name, default)
+            for p in group["params"]:
+                param_state = self.state.get(p)
+                if param_state and "step" in param_state and \
+                        not isinstance(param_state["step"], Tensor):
+                    step = new_step(group.get("fused"))
+                    step._data[...] = float(param_state["step"])
+                    param_state["step"] = step
 
     def __repr__(self):
         text = type(self).__name__ + " ("

@@ -410,3 +410,29 @@ def test_the_step_counter_is_float64_when_that_is_the_default_dtype_unless_fused
         finally:
             lib.set_default_dtype(previous)
     assert found[0] == found[1] == ("float32" if fused else "float64")
+
+
+@pytest.mark.parametrize("name", ["Adam", "RMSprop", "Adagrad"])
+def test_an_old_checkpoint_with_a_numeric_step_and_fewer_options_loads_like_torch(name):
+    results = []
+    for lib in libs():
+        ps = params(lib, "float64")
+        source = getattr(lib.optim, name)(ps, lr=0.1)
+        give_grads(ps, 5)
+        source.step()
+        saved = source.state_dict()
+        for state in saved["state"].values():
+            state["step"] = 1  # how checkpoints of torch < 1.12 stored it
+        for group in saved["param_groups"]:
+            del group["maximize"]
+        fresh = [lib.nn.Parameter(p.detach().clone()) for p in ps]
+        target = getattr(lib.optim, name)(fresh, lr=0.1)
+        target.load_state_dict(saved)
+        give_grads(fresh, 6)
+        target.step()
+        step = target.state[fresh[0]]["step"]
+        results.append((step.item(), target.param_groups[0]["maximize"],
+                        [p.detach().numpy().copy() for p in fresh]))
+    assert results[0][:2] == results[1][:2] == (2.0, False)
+    for mine, theirs in zip(results[0][2], results[1][2]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12)
