@@ -12,17 +12,53 @@ version counter it shares with its views.  When autograd is watching:
 * when the tensor is a *view*, its memory belongs to its base, so it is the
   base's history that changes: the base becomes "old base with the view's
   region replaced by the new values" (torch's ``CopySlices``), and the view
-  becomes a read of that new base.
+  becomes a read of that new base;
+* every other live view of that base now shows new values too, so each is
+  re-linked as a read of the new base (``view_of`` keeps track of them).
 
 Without autograd it is just a write.  Writing into an ``expand()``ed view,
 where several elements share one memory cell, is refused as in torch.
 """
+import weakref
+
 import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ._helpers import wrap
 from .strides import has_internal_overlap
+
+
+def view_of(x, array):
+    """A view of ``x`` over the numpy view ``array`` of its memory (what view ops return).
+
+    A view of a graph tensor is remembered by its base, so that an in-place change
+    of the base (or of another view) can re-link its history.  (Views of leaves need
+    not be: a leaf that requires grad is only ever changed under no_grad.)
+    """
+    view = x._view_of(array)
+    base = view._base
+    if x._requires_grad and base._grad_fn is not None:
+        views = base.__dict__.setdefault("_views", {})
+        key = id(view)
+
+        def forget(ref, views=views, key=key):
+            if views.get(key) is ref:
+                del views[key]
+        views[key] = weakref.ref(view, forget)
+    return view
+
+
+def _relink_views(base, skip=None):
+    """``base`` has a new history: each of its live views becomes a read of the new base."""
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    from .indexing import Index
+    for ref in list(views.values()):
+        view = ref()
+        if view is not None and view is not skip and view._requires_grad:
+            _take_history(view, Index.apply(base, _view_region(base, view)))
 
 
 def check_inplace_allowed(x):
@@ -124,6 +160,7 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
         out = recorded(src)
         _store(x, out)
         _take_history(x, out)
+        _relink_views(x)
         return x
     if fast is not None:
         fast()
@@ -174,6 +211,7 @@ def _inplace_on_view(x, recorded):
     new_base = CopySlices.apply(old_base, region, new_view, False)
     _take_history(base, new_base)
     _take_history(x, Index.apply(base, region))  # the view, re-read from the new base
+    _relink_views(base, skip=x)
     return x
 
 

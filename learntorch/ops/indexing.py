@@ -12,6 +12,7 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import wrap
+from ._inplace import view_of
 from .strides import (clone_strides, copy_array, has_internal_overlap, select_array, slice_array,
                       unsqueeze_array)
 
@@ -231,7 +232,7 @@ class SliceView(Function):
     @staticmethod
     def forward(ctx, x, basic):
         ctx.shape, ctx.basic = x.shape, basic
-        return x._view_of(basic_view(x._data, basic))
+        return view_of(x, basic_view(x._data, basic))
 
     @staticmethod
     def backward(ctx, grad):

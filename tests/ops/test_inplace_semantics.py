@@ -219,6 +219,27 @@ def test_in_place_through_views_of_graph_tensors_matches_torch(data):
     assert_same_tensors(*both(run), ("values", "grad of x", "grad of w"))
 
 
+STALE_VIEWS = {
+    "base changed after the view was taken": lambda lib, y: (y[:, :2], y.mul_(3))[0],
+    "another view changed the base": lambda lib, y: (y[0], y[:, 1].mul_(5))[0],
+    "view of a view, base changed": lambda lib, y: (y.t()[1:][0], y.exp_())[0],
+    "setitem on the base": lambda lib, y: (y[1], y.__setitem__((1, 2), 7.0))[0],
+    "two changes": lambda lib, y: (y.view(-1)[::2], y.add_(1), y[0].mul_(y[1].detach()))[0],
+}
+
+
+@pytest.mark.parametrize("name", list(STALE_VIEWS))
+def test_a_view_taken_before_an_in_place_change_of_its_base_sees_the_new_history(name):
+    # the view's values changed with the base, so its gradient must follow the new history
+    def run(lib):
+        x = lib.tensor([[0.3, -1.2, 0.7], [1.5, 0.2, -0.4]], requires_grad=True)
+        y = x * 2
+        view = STALE_VIEWS[name](lib, y)
+        (view * lib.arange(view.numel(), dtype=lib.float32).reshape(view.shape)).sum().backward()
+        return view.detach(), x.grad
+    assert_same_tensors(*both(run), ("view values", "grad"))
+
+
 def test_overwriting_infinities_gives_the_new_values_not_nan():
     # zero_/fill_/copy_ on a graph tensor must not be computed as "old * 0 + value"
     def run(lib):
