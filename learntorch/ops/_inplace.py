@@ -29,16 +29,20 @@ from ._helpers import wrap
 from .strides import has_internal_overlap
 
 
-def view_of(x, array):
+def view_of(ctx, x, array):
     """A view of ``x`` over the numpy view ``array`` of its memory (what view ops return).
 
-    A view of a graph tensor is remembered by its base, so that an in-place change
-    of the base (or of another view) can re-link its history.  (Views of leaves need
-    not be: a leaf that requires grad is only ever changed under no_grad.)
+    Called from a view op's forward (``ctx`` is its node).  The base remembers its
+    views, so that an in-place change of the base (or of another view) can re-link
+    their history.  Not remembered: views of a leaf that requires grad (such a leaf
+    only changes under no_grad) and views of a graph tensor taken under no_grad
+    (they stay out of the graph, as in torch).
     """
     view = x._view_of(array)
     base = view._base
-    if x._requires_grad and base._grad_fn is not None:
+    recording = any(ctx.needs_input_grad)
+    leaf = base._requires_grad and base._grad_fn is None
+    if (recording or not x._requires_grad) and not leaf:
         views = base.__dict__.setdefault("_views", {})
         key = id(view)
 
@@ -57,7 +61,7 @@ def _relink_views(base, skip=None):
     from .indexing import Index
     for ref in list(views.values()):
         view = ref()
-        if view is not None and view is not skip and view._requires_grad:
+        if view is not None and view is not skip:
             _take_history(view, Index.apply(base, _view_region(base, view)))
 
 

@@ -232,7 +232,7 @@ class SliceView(Function):
     @staticmethod
     def forward(ctx, x, basic):
         ctx.shape, ctx.basic = x.shape, basic
-        return view_of(x, basic_view(x._data, basic))
+        return view_of(ctx, x, basic_view(x._data, basic))
 
     @staticmethod
     def backward(ctx, grad):

@@ -82,7 +82,7 @@ class View(Function):
                 f"dimension spans across two contiguous subspaces): input shape "
                 f"{list(x.shape)} with stride {list(x.stride())}, requested {list(shape)}. "
                 "Use .reshape(...) instead (or call .contiguous() before .view).")
-        return view_of(x, strided_array(x._data, shape, strides))
+        return view_of(ctx, x, strided_array(x._data, shape, strides))
 
     @staticmethod
     def backward(ctx, grad):
@@ -112,7 +112,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return view_of(x, np.transpose(x._data, dims))
+        return view_of(ctx, x, np.transpose(x._data, dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -125,7 +125,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return view_of(x, np.swapaxes(x._data, d0, d1))
+        return view_of(ctx, x, np.swapaxes(x._data, d0, d1))
 
     @staticmethod
     def backward(ctx, grad):
@@ -139,7 +139,7 @@ class T(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return view_of(x, x._data.T)
+        return view_of(ctx, x, x._data.T)
 
     @staticmethod
     def backward(ctx, grad):
@@ -152,7 +152,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x, shape, strides):
         # stride 0 along stretched dims: every index there reads the same memory
-        return view_of(x, strided_array(x._data, shape, strides))
+        return view_of(ctx, x, strided_array(x._data, shape, strides))
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,7 +165,7 @@ class Squeeze(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.input_shape = x.shape
-        return view_of(x, np.squeeze(x._data, axis=dims))
+        return view_of(ctx, x, np.squeeze(x._data, axis=dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,7 +186,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return view_of(x, unsqueeze_array(x._data, dim))
+        return view_of(ctx, x, unsqueeze_array(x._data, dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -199,7 +199,7 @@ class Narrow(Function):
     @staticmethod
     def forward(ctx, x, dim, start, length):
         ctx.input_shape, ctx.dim, ctx.start = x.shape, dim, start
-        return view_of(x, slice_array(x._data, dim, slice(start, start + length)))
+        return view_of(ctx, x, slice_array(x._data, dim, slice(start, start + length)))
 
     @staticmethod
     def backward(ctx, grad):

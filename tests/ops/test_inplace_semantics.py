@@ -240,6 +240,18 @@ def test_a_view_taken_before_an_in_place_change_of_its_base_sees_the_new_history
     assert_same_tensors(*both(run), ("view values", "grad"))
 
 
+def test_in_place_on_a_view_of_a_plain_tensor_with_a_graph_operand_makes_the_base_a_graph_tensor():
+    def run(lib):
+        base = lib.zeros(2, 3)
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        row, column = base[1], base[:, 0]
+        row.add_(w * w)
+        (base * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        return base.tolist(), w.grad.tolist(), base.is_leaf, column.requires_grad
+    got, expected = both(run)
+    assert got == expected
+
+
 def test_overwriting_infinities_gives_the_new_values_not_nan():
     # zero_/fill_/copy_ on a graph tensor must not be computed as "old * 0 + value"
     def run(lib):
