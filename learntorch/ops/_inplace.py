@@ -53,6 +53,18 @@ def view_of(ctx, x, array):
     return view
 
 
+def _is_view_for_autograd(x):
+    """A view whose changes are changes of its base: one made by a view op (x.detach()
+    shares memory too, but is cut from the graph: changing it leaves the base's history)."""
+    base = x._base
+    if base is None:
+        return False
+    if x._requires_grad:
+        return True
+    ref = base.__dict__.get("_views", {}).get(id(x))
+    return ref is not None and ref() is x
+
+
 def _relink_views(base, skip=None):
     """``base`` has a new history: each of its live views becomes a read of the new base."""
     views = base.__dict__.get("_views")
@@ -157,7 +169,7 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
     needs_graph = grad_mode._state["enabled"] and (
         x._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others))
     if needs_graph:
-        if x._base is not None:
+        if _is_view_for_autograd(x):
             return _inplace_on_view(x, recorded)
         from .shape import Clone
         src = Clone.apply(x)  # the old values, since x's memory is about to change

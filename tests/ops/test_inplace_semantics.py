@@ -252,6 +252,19 @@ def test_in_place_on_a_view_of_a_plain_tensor_with_a_graph_operand_makes_the_bas
     assert got == expected
 
 
+def test_in_place_on_a_detached_view_leaves_the_bases_history_alone():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 1
+        d = y[1:].detach()
+        w = lib.full((2,), 2.0, requires_grad=True)
+        d.mul_(w)  # changes y's values, not its history
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist(), w.grad is None, y.grad_fn.name()
+    got, expected = both(run)
+    assert got == expected
+
+
 def test_overwriting_infinities_gives_the_new_values_not_nan():
     # zero_/fill_/copy_ on a graph tensor must not be computed as "old * 0 + value"
     def run(lib):
