@@ -12,3 +12,5 @@ from .modules import (Identity, Linear, Flatten, Unflatten, ReLU, LeakyReLU, GEL
                       Softplus, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, BatchNorm1d,
                       BatchNorm2d, BatchNorm3d, LayerNorm, Embedding)
 from . import init
+from .modules import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
+                      BCELoss, BCEWithLogitsLoss)

@@ -12,4 +12,7 @@ from ._functional.dropout import dropout  # noqa: F401
 from ._functional.normalization import batch_norm, layer_norm  # noqa: F401
 from ._functional.sparse import embedding  # noqa: F401
 from ._functional.onehot import one_hot  # noqa: F401
+from ._functional.loss import (l1_loss, mse_loss, huber_loss, smooth_l1_loss,  # noqa: F401
+                               nll_loss, cross_entropy, binary_cross_entropy,
+                               binary_cross_entropy_with_logits)
 from ..ops.padding import pad  # noqa: F401

@@ -8,3 +8,5 @@ from .activation import (ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, S
 from .dropout import Dropout
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from .sparse import Embedding
+from .loss import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
+                   BCELoss, BCEWithLogitsLoss)

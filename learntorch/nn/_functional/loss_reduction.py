@@ -1,0 +1,95 @@
+"""``reduction=``: how every loss turns its per-element losses into what it returns.
+
+A loss first computes one value per element (MSE, BCE) or per sample
+(cross-entropy, NLL), then
+
+* ``'none'`` returns them all,
+* ``'sum'``  returns their sum,
+* ``'mean'`` returns their sum divided by a *count* -- the number of values,
+  or, for the class-weighted losses, the sum of the weights that were used
+  (so that a weighted mean stays a mean).
+
+The backward of the reduction is what every loss's backward starts from: the
+gradient of each per-element loss is ``grad`` itself ('none': one gradient per
+element; 'sum': the same 0-dim gradient broadcast to all of them) or
+``grad / count`` ('mean').  ``per_element_grad`` computes exactly that, on numpy
+arrays (the fast path) or on tensors (the differentiable path used by
+``create_graph=True``).
+
+Before ``reduction`` existed, torch had two flags, ``size_average`` and
+``reduce``; they still override ``reduction`` when given (with torch's warning).
+"""
+import warnings
+
+import numpy as np
+
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def check_reduction(reduction, stacklevel=4):
+    """``reduction`` if it is one of 'none', 'mean', 'sum' (torch's ValueError otherwise)."""
+    if isinstance(reduction, str):
+        if reduction in REDUCTIONS:
+            return reduction
+        if reduction == "elementwise_mean":
+            warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                          "reduction='mean' instead.", UserWarning, stacklevel=stacklevel)
+            return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction: use 'none' (one loss per "
+                     "element), 'mean' or 'sum'")
+
+
+def legacy_reduction(size_average, reduce, stacklevel=4):
+    """The reduction the deprecated flags ask for, with torch's deprecation warning.
+
+    ``reduce=False`` means 'none' (``size_average`` is then ignored); otherwise
+    ``size_average=False`` means 'sum'; a flag left at None counts as True.
+    """
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        reduction = "mean"
+    elif reduce:
+        reduction = "sum"
+    else:
+        reduction = "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=stacklevel)
+    return reduction
+
+
+def resolve(size_average, reduce, reduction):
+    """What a functional loss does with its three reduction arguments (as torch)."""
+    if size_average is not None or reduce is not None:
+        return legacy_reduction(size_average, reduce, stacklevel=4)
+    return check_reduction(reduction, stacklevel=4)
+
+
+def reduce_array(loss, reduction, count=None):
+    """Reduce the per-element ``loss`` array; 'mean' divides by ``count`` (default: its size).
+
+    The mean of nothing (count 0) is NaN, as in torch, without numpy's warning.
+    """
+    if reduction == "none":
+        return loss
+    total = np.asarray(loss.sum(), dtype=loss.dtype)
+    if reduction == "sum":
+        return total
+    count = loss.size if count is None else count
+    if count == 0 or count != count:  # 0/0 (or a NaN count): NaN, without numpy's warning
+        return np.asarray(np.nan, dtype=loss.dtype)
+    return np.asarray(total / count, dtype=loss.dtype)
+
+
+def per_element_grad(grad, reduction, count):
+    """dLoss/d(each per-element loss): ``grad``, or ``grad / count`` for 'mean'.
+
+    ``grad`` is an array or a tensor; 0-dim unless the reduction is 'none'.
+    """
+    if reduction != "mean":
+        return grad
+    if isinstance(grad, np.ndarray):
+        if count == 0 or count != count:
+            return np.full(grad.shape, np.nan, dtype=grad.dtype)
+        return np.asarray(grad / count, dtype=grad.dtype)
+    return grad / count
