@@ -6,7 +6,7 @@
 (``learntorch/autograd/engine.py``), and kernels live in ``learntorch/backends``.
 """
 from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
-                      float64, get_default_dtype, set_default_dtype, promote_types)
+                      float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
 from ._dtypes import float16 as half, float32 as float, float64 as double, int64 as long
 from ._dtypes import int32 as int, int16 as short
 from ._device import device
@@ -64,3 +64,17 @@ def is_floating_point(input):
 
 def expand_copy(input, size):
     return input.expand(size).clone()
+
+
+def result_type(tensor, other):
+    """The dtype an operation on ``tensor`` and ``other`` gives (torch's promotion rules)."""
+    from . import _dtypes
+    return _dtypes.result_type(tensor, other)
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)

@@ -168,3 +168,9 @@ def result_type(*operands):
             result = tier if tier is not scalars else (
                 _default_float if _category(tier) == 2 else int64)
     return result
+
+
+def can_cast(from_, to):
+    """torch.can_cast: False only when casting would lower the category (float to int,
+    int to bool, ...), which in-place ops refuse."""
+    return _category(to_dtype(from_)) <= _category(to_dtype(to))

@@ -10,7 +10,7 @@ from . import _dtypes
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import (activations, arithmetic, comparison, indexing, joining, linalg, reductions,
-                  shape, softmax, unary)
+                  shape, softmax, special, unary)
 from .ops._inplace import apply_inplace
 
 # ---------------------------------------------------------------- plain methods
@@ -25,6 +25,7 @@ _METHODS = {
     reductions: "sum mean prod amax amin max min argmax argmin var std logsumexp norm all any "
                 "cumsum count_nonzero",
     softmax: "softmax log_softmax",
+    special: "erf",
     linalg: "matmul mm bmm dot outer",
     shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
            "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim",
@@ -80,8 +81,18 @@ Tensor.__rmatmul__ = lambda self, other: linalg.matmul(arithmetic.as_operand(oth
 Tensor.__neg__ = unary.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = unary.abs
-Tensor.__eq__ = comparison.eq
-Tensor.__ne__ = comparison.ne
+def _comparison_operator(fn):
+    """``t == None`` or ``t == "a"`` is simply False in torch (True for !=), not an error."""
+    def operator(self, other):
+        if isinstance(other, (Tensor, bool, int, float, np.generic, np.ndarray)):
+            return fn(self, other)
+        return NotImplemented  # Python then falls back to identity: False for ==, True for !=
+    operator.__name__ = fn.__name__
+    return operator
+
+
+Tensor.__eq__ = _comparison_operator(comparison.eq)
+Tensor.__ne__ = _comparison_operator(comparison.ne)
 Tensor.__lt__ = comparison.lt
 Tensor.__le__ = comparison.le
 Tensor.__gt__ = comparison.gt
@@ -110,14 +121,37 @@ def _inplace_of(fn, name):
 
 for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
               "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu masked_fill "
-              "index_add scatter scatter_add index_put square reciprocal").split():
+              "index_add scatter scatter_add index_put square reciprocal expm1 log2 log10 "
+              "erf logical_not subtract multiply divide true_divide bitwise_not").split():
     setattr(Tensor, _name + "_", _inplace_of(getattr(Tensor, _name), _name + "_"))
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    setattr(Tensor, _name, getattr(comparison, _name))
+    setattr(Tensor, _name + "_", _inplace_of(getattr(comparison, _name), _name + "_"))
+
+
+def clamp_min(self, min):
+    return activations.clamp(self, min=min)
+
+
+def clamp_max(self, max):
+    return activations.clamp(self, max=max)
+
+
+Tensor.clamp_min, Tensor.clamp_max = clamp_min, clamp_max
+Tensor.clamp_min_ = _inplace_of(clamp_min, "clamp_min_")
+Tensor.clamp_max_ = _inplace_of(clamp_max, "clamp_max_")
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__ipow__ = Tensor.pow_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__iand__ = Tensor.bitwise_and_
+Tensor.__ior__ = Tensor.bitwise_or_
+Tensor.__ixor__ = Tensor.bitwise_xor_
 
 
 def zero_(self):

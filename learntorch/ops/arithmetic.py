@@ -70,11 +70,19 @@ def _check_not_bool(dtype, op):
                                   "first, e.g. a.long()")
 
 
-def _save(ctx, a, b):
-    """Save both operands: tensors through save_for_backward, numbers as constants."""
-    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                          b if isinstance(b, Tensor) else None)
+def _save(ctx, a, b, keep_a=True, keep_b=True):
+    """Save the operands backward will need: tensors through save_for_backward (so an
+    in-place change is caught), numbers as constants.  Saving only what is needed
+    matters: torch lets you change a tensor in place when no gradient formula uses it."""
+    ctx.save_for_backward(a if keep_a and isinstance(a, Tensor) else None,
+                          b if keep_b and isinstance(b, Tensor) else None)
     ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+
+
+def _needs(ctx):
+    """needs_input_grad of a binary op (both True when nothing is being recorded)."""
+    needs = ctx.needs_input_grad
+    return needs if len(needs) >= 2 else (True, True)
 
 
 def _load(ctx):
@@ -153,7 +161,8 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _save(ctx, a, b)
+        needs_a, needs_b = _needs(ctx)[:2]
+        _save(ctx, a, b, keep_a=needs_b, keep_b=needs_a)  # d(ab)/da = b, d(ab)/db = a
         x, y, dtype = _operands(a, b, "mul")
         out = backends.current.mul(x, y)
         return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
@@ -170,7 +179,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _save(ctx, a, b)
+        needs_a, needs_b = _needs(ctx)[:2]
+        _save(ctx, a, b, keep_a=needs_b, keep_b=True)  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
         x, y, dtype = _operands(a, b, "div")
         if not dtype.is_floating_point:  # true division of integers gives the default float
             dtype = _dtypes.get_default_dtype()

@@ -200,7 +200,8 @@ class Where(Function):
     @staticmethod
     def backward(ctx, grad):
         condition, = ctx.saved_tensors
-        zero = grad * 0
+        # a real 0 for the branch not taken (grad * 0 would turn an inf gradient into nan)
+        zero = 0.0 if grad._dtype.is_floating_point else 0
         return None, where(condition, grad, zero), where(condition, zero, grad)
 
 
