@@ -59,17 +59,7 @@ class Tensor:
     def _wrap(cls, array, requires_grad=False):
         """A new tensor around ``array`` (no copy): the fast path every op uses."""
         t = object.__new__(cls)
-        if array.__class__ is not np.ndarray:
-            array = np.asarray(array)  # numpy gives scalars for 0-d results; keep an array
-        t._data = array
-        try:
-            t._dtype = _NUMPY_TO_DTYPE[array.dtype]
-        except KeyError:
-            t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
-        t._device = CPU
-        t._requires_grad = False
-        t._grad_fn = None
-        t._version_counter = [0]
+        _init_from_array(t, array)
         if requires_grad:
             t.requires_grad_(True)
         return t
