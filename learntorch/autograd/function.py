@@ -267,7 +267,8 @@ def _link_inputs(ctx, args):
     for a in args:
         if isinstance(a, _Tensor):
             if a._requires_grad:
-                edge = a._edge()
+                fn = a._grad_fn
+                edge = (fn, a._output_nr) if fn is not None else a._edge()
                 edges.append(edge)
                 visible.append(edge)
                 needs.append(True)
@@ -290,6 +291,17 @@ def _link_outputs(ctx, outputs, args):
     Returns the outputs: an input that forward returned unchanged comes back as a
     new view of it, so the caller's tensor (maybe a leaf) keeps its own history.
     """
+    if outputs.__class__ is _Tensor and ctx._non_differentiable is None:
+        # the common case, one new tensor: link it without the general loop below
+        for a in args:
+            if a is outputs:
+                break
+        else:
+            ctx._output_meta = ((outputs._data.shape, outputs._dtype),)
+            if outputs._dtype.is_floating_point:
+                outputs._grad_fn = ctx  # output 0: _output_nr keeps its default, 0
+                outputs._requires_grad = True
+            return outputs
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     non_diff = ctx._non_differentiable
@@ -310,7 +322,8 @@ def _link_outputs(ctx, outputs, args):
         out_meta.append((o._data.shape, o._dtype))
         if differentiable:
             o._grad_fn = ctx
-            o._output_nr = i
+            if i or o._output_nr:
+                o._output_nr = i
             o._requires_grad = True
     ctx._output_meta = tuple(out_meta)
     if replaced is not None:
