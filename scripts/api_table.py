@@ -40,6 +40,10 @@ NAMESPACES = [
 # custom-operator registry, torch.autograd.graph holds hooks), so that nobody
 # reads the twin as an equivalent.
 LEARNTORCH_ONLY = {
+    "learntorch.datasets": "datasets and image transforms (the shipped 8x8 digits, toy 2-D sets, "
+                           "MNIST); torch keeps these in the separate torchvision package",
+    "learntorch.serialization": "the module behind `save`/`load`: a zip of JSON + .npy that "
+                                "never unpickles (torch.serialization pickles)",
     "learntorch.backends": "learntorch's kernels: `set_backend(\"numba\" | \"numpy\" | obj)`, "
                            "`use(...)` (torch.backends holds flags for cuDNN, MKL, ...)",
     "learntorch.factories": "the module that defines the tensor factories; use the names it "
