@@ -44,6 +44,7 @@ class BackwardNode:
     _input_meta = ()        # (shape, dtype) of each input that requires grad
     _output_meta = ()       # (shape, dtype) of each output
     _released = False
+    recording = True        # False for the ctx of an op autograd is not recording
     _tensor_pre_hooks = None
     _non_differentiable = None
     _dirty = None
@@ -139,6 +140,7 @@ class _Unrecorded(BackwardNode):
     requires grad, as inside a backward pass): nothing will read what it saves."""
 
     __slots__ = ()
+    recording = False
 
     def save_for_backward(self, *tensors):
         pass

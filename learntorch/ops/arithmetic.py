@@ -16,7 +16,7 @@ from .. import _dtypes
 from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_operand, array_of, check_same_device, wrap
+from ._helpers import as_operand, array_of, check_same_device, recording_gradient_graph, wrap
 from .broadcast import broadcast_shapes
 
 
@@ -74,6 +74,8 @@ def _save(ctx, a, b, keep_a=True, keep_b=True):
     """Save the operands backward will need: tensors through save_for_backward (so an
     in-place change is caught), numbers as constants.  Saving only what is needed
     matters: torch lets you change a tensor in place when no gradient formula uses it."""
+    if not ctx.recording:
+        return  # nothing is recorded (no_grad, or inside a backward pass): nothing to keep
     ctx.save_for_backward(a if keep_a and isinstance(a, Tensor) else None,
                           b if keep_b and isinstance(b, Tensor) else None)
     ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
@@ -170,8 +172,21 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = _load(ctx)
+        if not recording_gradient_graph():
+            # the same two products on raw arrays: nothing is being recorded, so the
+            # Function machinery of ``grad * b`` would be pure overhead
+            g = grad._data
+            return (_times(g, b) if ctx.needs_input_grad[0] else None,
+                    _times(g, a) if ctx.needs_input_grad[1] else None)
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
+
+
+def _times(g, x):
+    """``g * x`` for a gradient array and an operand, computed in the gradient's dtype."""
+    if isinstance(x, Tensor):
+        x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
+    return wrap(np.multiply(g, x))
 
 
 class Div(Function):
