@@ -157,3 +157,16 @@ def check_against_finite_differences(fn, *arrays_in, rtol=1e-5, atol=1e-6):
         actual = t.grad.numpy() if t.grad is not None else np.zeros_like(e)
         np.testing.assert_allclose(actual, e, rtol=rtol, atol=atol,
                                    err_msg=f"gradient of input {i} vs finite differences")
+
+
+def both_raise(call):
+    """Call ``call(lib)`` for torch and learntorch: both must raise the same exception type.
+
+    Returns learntorch's message, for the caller to check that it names shapes/dtypes.
+    """
+    require_torch()
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as mine:
+        call(learntorch)
+    return str(mine.value)

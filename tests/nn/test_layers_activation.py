@@ -8,7 +8,7 @@ from hypothesis import given
 import learntorch
 import learntorch.nn as nn
 import learntorch.nn.functional as F
-from oracle import (arrays, assert_close, check_against_finite_differences, check_against_torch,
+from oracle import (both_raise, arrays, assert_close, check_against_finite_differences, check_against_torch,
                     require_torch)
 from test_layers_oracle import compare_with_torch, strided
 
@@ -124,14 +124,6 @@ def test_f_leaky_relu_node_names_match_torch():
 
 
 # ---------------------------------------------------------------- in place and errors
-def _both_raise(call):
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(type(theirs.value)) as mine:
-        call(learntorch)
-    return str(mine.value)
-
 
 @pytest.mark.parametrize("call", [
     lambda lib: lib.nn.functional.relu(lib.randn(3, requires_grad=True), inplace=True),
@@ -139,14 +131,14 @@ def _both_raise(call):
     lambda lib: lib.nn.functional.silu(lib.randn(3, requires_grad=True), inplace=True),
 ])
 def test_inplace_activation_of_a_leaf_that_requires_grad_is_refused_like_torch(call):
-    assert "leaf" in _both_raise(call)
+    assert "leaf" in both_raise(call)
 
 
 def test_inplace_leaky_relu_with_negative_slope_cannot_backward_like_torch():
     def call(lib):
         x = lib.randn(3, requires_grad=True)
         lib.nn.functional.leaky_relu(x * 1, -0.1, inplace=True).sum().backward()
-    assert "negative slope" in _both_raise(call)
+    assert "negative slope" in both_raise(call)
 
 
 def test_inplace_activation_without_autograd_writes_into_the_input():
@@ -167,7 +159,7 @@ def test_inplace_activation_without_autograd_writes_into_the_input():
     (lambda lib: lib.nn.Softmax(dim=5)(lib.randn(2, 3, 4)), ["range", "5"]),
 ])
 def test_activation_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message
 

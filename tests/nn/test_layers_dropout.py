@@ -5,7 +5,7 @@ import pytest
 import learntorch
 import learntorch.nn as nn
 import learntorch.nn.functional as F
-from oracle import require_torch
+from oracle import both_raise, require_torch
 
 N = 200_000  # elements for the statistical checks: the kept fraction is known to ~0.1%
 
@@ -113,14 +113,6 @@ def test_repr_and_state_dict_match_torch():
         assert list(nn.Dropout(*args).state_dict()) == []
 
 
-def _both_raise(call):
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(type(theirs.value)) as mine:
-        call(learntorch)
-    return str(mine.value)
-
 
 @pytest.mark.parametrize("call, words", [
     (lambda lib: lib.nn.functional.dropout(lib.randn(3), 1.5), ["between 0 and 1", "1.5"]),
@@ -131,6 +123,6 @@ def _both_raise(call):
     (lambda lib: lib.nn.functional.dropout([1.0], 0.5), ["Tensor", "list"]),
 ])
 def test_dropout_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message

@@ -5,7 +5,7 @@ import pytest
 import learntorch
 import learntorch.nn as nn
 import learntorch.nn.functional as F
-from oracle import assert_close, require_torch
+from oracle import both_raise, assert_close, require_torch
 from test_layers_oracle import compare_with_torch, copy_from_torch
 
 INDICES = np.array([[0, 2, 2, 4], [1, 0, 3, 2]])
@@ -114,14 +114,6 @@ def test_embedding_is_one_graph_node_with_torch_name():
     assert y.grad_fn.name() == "EmbeddingBackward0"
 
 
-def _both_raise(call):
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(type(theirs.value)) as mine:
-        call(learntorch)
-    return str(mine.value)
-
 
 @pytest.mark.parametrize("call, words", [
     (lambda lib: lib.nn.Embedding(5, 3)(lib.tensor([1, 5])), ["index out of range", "5"]),
@@ -138,7 +130,7 @@ def _both_raise(call):
     (lambda lib: lib.nn.Embedding.from_pretrained(lib.randn(5)), ["2-dimensional"]),
 ])
 def test_embedding_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message
 
@@ -178,6 +170,6 @@ def test_one_hot_of_a_strided_view():
     (lambda lib: lib.nn.functional.one_hot([0, 1]), ["Tensor", "list"]),
 ])
 def test_one_hot_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message

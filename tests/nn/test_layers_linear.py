@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import learntorch
 import learntorch.nn as nn
 import learntorch.nn.functional as F
-from oracle import (arrays, assert_close, check_against_finite_differences, check_against_torch,
+from oracle import (both_raise, arrays, assert_close, check_against_finite_differences, check_against_torch,
                     require_torch)
 from test_layers_oracle import compare_with_torch, copy_from_torch, strided
 
@@ -107,15 +107,6 @@ def test_f_linear_is_one_graph_node_with_torch_name():
 
 
 # ---------------------------------------------------------------- errors
-def _both_raise(call):
-    """Call ``call(lib)`` for learntorch and torch; both must raise the same exception type."""
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(type(theirs.value)) as mine:
-        call(learntorch)
-    return str(mine.value)
-
 
 @pytest.mark.parametrize("call, words", [
     (lambda lib: lib.nn.functional.linear(lib.randn(2, 3), lib.randn(4, 5)), ["2x3", "5x4"]),
@@ -137,7 +128,7 @@ def _both_raise(call):
     (lambda lib: lib.nn.Linear(3, 4, dtype=lib.int64), ["floating point"]),
 ])
 def test_linear_errors_have_torch_type_and_name_the_problem(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message
 
@@ -224,7 +215,7 @@ def test_unflatten_equals_torch(dim, sizes):
 
 @pytest.mark.parametrize("sizes", [(2, 3.0), 6, "23"])
 def test_unflatten_refuses_sizes_that_are_not_ints_like_torch(sizes):
-    message = _both_raise(lambda lib: lib.nn.Unflatten(1, sizes))
+    message = both_raise(lambda lib: lib.nn.Unflatten(1, sizes))
     assert "unflattened_size must be" in message
 
 

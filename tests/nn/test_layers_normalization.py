@@ -5,7 +5,7 @@ import pytest
 import learntorch
 import learntorch.nn as nn
 import learntorch.nn.functional as F
-from oracle import assert_close, check_against_finite_differences, require_torch
+from oracle import both_raise, assert_close, check_against_finite_differences, require_torch
 from test_layers_oracle import compare_with_torch, copy_from_torch, strided
 
 F32 = dict(rtol=1e-5, atol=1e-6)
@@ -182,14 +182,6 @@ def test_batchnorm_is_one_graph_node_with_torch_name():
     assert len(y.grad_fn.next_functions) >= 3
 
 
-def _both_raise(call):
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(type(theirs.value)) as mine:
-        call(learntorch)
-    return str(mine.value)
-
 
 @pytest.mark.parametrize("call, words", [
     (lambda lib: lib.nn.BatchNorm1d(3)(lib.randn(2, 3, 4, 5)), ["expected 2D or 3D input",
@@ -213,7 +205,7 @@ def _both_raise(call):
                                               eps=-1), ["eps", "non-negative"]),
 ])
 def test_batchnorm_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message
 
@@ -291,6 +283,6 @@ def test_layernorm_is_one_graph_node_with_torch_name():
     (lambda lib: lib.nn.functional.layer_norm(lib.tensor([[1, 2]]), (2,)), ["int64"]),
 ])
 def test_layernorm_errors_have_torch_type(call, words):
-    message = _both_raise(call)
+    message = both_raise(call)
     for word in words:
         assert word in message
