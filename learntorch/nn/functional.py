@@ -16,3 +16,6 @@ from ._functional.loss import (l1_loss, mse_loss, huber_loss, smooth_l1_loss,  #
                                nll_loss, cross_entropy, binary_cross_entropy,
                                binary_cross_entropy_with_logits)
 from ..ops.padding import pad  # noqa: F401
+from ._functional.conv import conv1d, conv2d  # noqa: F401
+from ._functional.pooling import (max_pool2d, max_pool2d_with_indices, avg_pool2d,  # noqa: F401
+                                  adaptive_avg_pool2d)

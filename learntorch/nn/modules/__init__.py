@@ -10,3 +10,5 @@ from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from .sparse import Embedding
 from .loss import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
                    BCELoss, BCEWithLogitsLoss)
+from .conv import Conv1d, Conv2d
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
