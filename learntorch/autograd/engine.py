@@ -153,7 +153,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
             heapq.heappush(ready, (-node._sequence_nr, id(node), node))
 
     state = grad_mode._state
-    outer_mode = state["enabled"]
+    outer_mode = state.enabled
     index = 0
     heappop, heappush = heapq.heappop, heapq.heappush
     try:
@@ -163,7 +163,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
             if grad_outputs is None:
                 grad_outputs = [None] * _num_outputs(node)
             # backward formulas are recorded only when a graph of the gradient is wanted
-            state["enabled"] = create_graph
+            state.enabled = create_graph
             if node._tensor_pre_hooks:
                 grad_outputs = _run_prehooks(node, grad_outputs)
             if capture is not None:
@@ -180,7 +180,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
                     _accumulate_grad(node.variable, g, create_graph)
                     if record_steps:
-                        state["enabled"] = outer_mode
+                        state.enabled = outer_mode
                         yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
                                            node.variable._grad)
                         index += 1
@@ -202,10 +202,10 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                     node.release()
                 reduced = _validate(node, grad_inputs)
                 if record_steps:
-                    state["enabled"] = outer_mode
+                    state.enabled = outer_mode
                     yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
                     index += 1
-                    state["enabled"] = create_graph
+                    state.enabled = create_graph
             for (nxt, nr), g in zip(node._edges, reduced):
                 if nxt is None:
                     continue
@@ -220,7 +220,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 if remaining == 0:
                     heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
-        state["enabled"] = outer_mode
+        state.enabled = outer_mode
     return captured
 
 

@@ -226,7 +226,7 @@ class Function:
         if kwargs:  # torch binds keyword arguments to forward's parameters: they become inputs
             args = _bind_arguments(cls, args, kwargs)
         state = grad_mode._state
-        enabled = state["enabled"]
+        enabled = state.enabled
         record = False
         if enabled:
             for a in args:
@@ -241,12 +241,12 @@ class Function:
             ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
         else:
             ctx = _Unrecorded(cls)
-        state["enabled"] = False
+        state.enabled = False
         quiet = ignore_float_errors()
         try:
             outputs = cls.forward(ctx, *args)
         finally:
-            state["enabled"] = enabled
+            state.enabled = enabled
             restore_float_errors(quiet)
         if record:
             outputs = _link_outputs(ctx, outputs, args)

@@ -1,16 +1,24 @@
 """Grad mode: whether new operations are recorded on the tape.
 
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers
-and as decorators, exactly like torch's.  The flag is a module global read on
+and as decorators, exactly like torch's.  The flag is a per-thread value read on
 every operation, so reading it must stay cheap: ``is_grad_enabled()``.
 """
 import functools
+import threading
 
-_state = {"enabled": True}
+class _GradState(threading.local):
+    """Grad mode is per thread, as in torch: a no_grad block in one thread (a data-loading
+    thread, a widget's timer) must not switch recording off in another."""
+
+    enabled = True
+
+
+_state = _GradState()
 
 
 def is_grad_enabled():
-    return _state["enabled"]
+    return _state.enabled
 
 
 class _GradModeContext:
@@ -19,12 +27,12 @@ class _GradModeContext:
     _target = True
 
     def __enter__(self):
-        self._previous = _state["enabled"]
-        _state["enabled"] = self._target
+        self._previous = _state.enabled
+        _state.enabled = self._target
         return None
 
     def __exit__(self, *exc):
-        _state["enabled"] = self._previous
+        _state.enabled = self._previous
         return False
 
     def __call__(self, fn):
@@ -68,14 +76,14 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode):
         self._target = bool(mode)
         # like torch, calling it (not only entering it) switches the mode at once
-        self._previous = _state["enabled"]
-        _state["enabled"] = self._target
+        self._previous = _state.enabled
+        _state.enabled = self._target
 
     def __enter__(self):
         return None
 
     def __call__(self, fn):
-        _state["enabled"] = self._previous  # decorating must not flip the mode now
+        _state.enabled = self._previous  # decorating must not flip the mode now
         return super().__call__(fn)
 
     def _clone(self):
@@ -95,9 +103,9 @@ class inference_mode(_GradModeContext):
         self._mode = mode
 
     def __enter__(self):
-        self._previous = _state["enabled"]
+        self._previous = _state.enabled
         if self._mode:
-            _state["enabled"] = False
+            _state.enabled = False
 
     def _clone(self):
         return inference_mode(self._mode)

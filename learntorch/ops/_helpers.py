@@ -56,7 +56,7 @@ def check_same_device(*tensors):
 
 def recording_gradient_graph():
     """True inside backward(create_graph=True): build derivatives from differentiable ops."""
-    return grad_mode._state["enabled"]
+    return grad_mode._state.enabled
 
 
 def normalize_dims(dim, ndim, shape=None):

@@ -78,7 +78,7 @@ def _relink_views(base, skip=None):
 
 
 def check_inplace_allowed(x):
-    if not grad_mode._state["enabled"]:
+    if not grad_mode._state.enabled:
         return
     if x._requires_grad and x._grad_fn is None:
         raise RuntimeError(
@@ -166,7 +166,7 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
     for o in others:
         if check_overlap and isinstance(o, Tensor):
             check_no_partial_overlap(x, o)
-    needs_graph = grad_mode._state["enabled"] and (
+    needs_graph = grad_mode._state.enabled and (
         x._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others))
     if needs_graph:
         if _is_view_for_autograd(x):
@@ -183,11 +183,11 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
         x._version_counter[0] += 1
         return x
     state = grad_mode._state
-    previous, state["enabled"] = state["enabled"], False
+    previous, state.enabled = state.enabled, False
     try:
         out = recorded(x)
     finally:
-        state["enabled"] = previous
+        state.enabled = previous
     _store(x, out)
     return x
 

@@ -131,3 +131,38 @@ def test_results_under_no_grad_are_leaves_without_history():
     assert (y.requires_grad, y.grad_fn, y.is_leaf) == (False, None, True)
     with pytest.raises(RuntimeError, match="does not require grad"):
         y.backward()
+
+
+def test_grad_mode_is_per_thread_like_torch():
+    """A no_grad block (or an op's forward) in one thread must not stop recording in another."""
+    import threading
+    failures = []
+    start = threading.Barrier(2)
+
+    def record():
+        start.wait()
+        for _ in range(300):
+            x = learntorch.randn(3, requires_grad=True)
+            y = (x * 2).sum()
+            if not y.requires_grad:
+                failures.append("an op in the recording thread was not recorded")
+                return
+            y.backward()
+
+    def no_grad_loop():
+        start.wait()
+        for _ in range(3000):
+            with learntorch.no_grad():
+                learntorch.ones(2) * 2
+
+    seen_in_thread = []
+    t1, t2 = threading.Thread(target=record), threading.Thread(target=no_grad_loop)
+    t1.start(), t2.start()
+    t1.join(), t2.join()
+    with learntorch.no_grad():
+        t3 = threading.Thread(target=lambda: seen_in_thread.append(learntorch.is_grad_enabled()))
+        t3.start()
+        t3.join()
+    assert failures == []
+    assert seen_in_thread == [True]  # a new thread starts with grad mode on, as in torch
+    assert learntorch.is_grad_enabled()
