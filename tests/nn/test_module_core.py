@@ -236,6 +236,7 @@ def test_full_backward_hook_reports_the_same_gradients_as_torch():
     np.testing.assert_allclose(ga, gb, rtol=1e-6)  # the hook's replacement reached x.grad
 
 
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")  # torch's notice of this case
 def test_full_backward_hook_with_input_not_requiring_grad_gets_none_like_torch():
     torch = require_torch()
     for lib in (learntorch, torch):
