@@ -60,7 +60,7 @@ def test_warmup_by_default_compiles_the_kernels_the_active_backend_uses():
         default = learntorch.backends.warmup()
     enabled = [op for op, size in NumbaBackend.min_sizes.items() if size is not None]
     assert len(default) == len(enabled)
-    assert "activations.relu" in default and "softmax.softmax_rows" not in default
+    assert "activations.relu" in default and "activations.tanh" not in default
 
 
 def test_warmup_accepts_learntorch_dtypes_and_rejects_dtypes_without_kernels():

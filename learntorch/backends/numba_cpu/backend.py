@@ -20,10 +20,10 @@ dispatch) for 10^2 .. 10^7 elements; each threshold is the size from which
 the kernel won at every larger size.  ``None`` means it did not win reliably,
 so numpy keeps the op:
 
-* tanh and the exp-heavy softmax family: numpy's SIMD ``exp``/``tanh`` are
-  ~10x faster per element than the scalar ``libm`` calls Numba emits (it
-  vectorizes them only with Intel's SVML library), which outweighs fusing
-  numpy's four or five passes into one, at least on 2 cores;
+* tanh: numpy's SIMD ``tanh`` is ~10x faster per element than the scalar
+  ``libm`` call Numba emits (it vectorizes it only with Intel's SVML
+  library).  The softmax family had the same problem with ``exp`` until it got
+  ``fast_exp.py``, an exp made of plain arithmetic that compiles to SIMD code;
 * add/sub/mul/div: one operation per 12 bytes moved, so numpy already runs at
   memory speed; a second thread gained at most 1.8x, only at 10^7 elements,
   and not on every run.
@@ -75,16 +75,19 @@ class NumbaBackend(NumpyBackend):
         "mul": None,                      # 0.5x at 1e5, 1.3x at 1e6, 0.7x at 1e7
         "div": None,                      # 0.5x at 1e5, 0.9x at 1e6, 1.6x at 1e7
         "sum": 100_000,                   # rows: 1.8x at 5e4, 2.8x at 1e5; x.sum(): 1.2x at 1e5
-        "softmax": None,                  # 0.35-0.65x up to 1e6, 1.0x at 1e7 (scalar exp)
-        "log_softmax": None,              # 0.35-0.75x at every size (scalar exp)
-        "softmax_backward": 1_000_000,    # 0.9-2.3x at 1e5 (noisy), 1.7-3.5x at 1e6
-        "log_softmax_backward": None,     # 0.3-0.95x at every size (scalar exp)
-        "logsumexp": None,                # 0.35-1.0x at every size (scalar exp)
+        # softmax family (fast_exp); rows of 100 / rows of 1024 (crossover --row 1024):
+        "softmax": 30_000,                # 1.0x/0.9x at 1e4, 1.5x/1.7x at 3e4, 2.3x/2.4x at 1e6
+        "log_softmax": 30_000,            # 1.1x/0.9x at 1e4, 1.5x/1.6x at 3e4, 2.2x/3.1x at 1e6
+        "softmax_backward": 30_000,       # 0.7x/0.5x at 1e4, 1.3x/1.1x at 3e4, 5.6x/5.7x at 1e6
+        "log_softmax_backward": 30_000,   # 0.8x/0.7x at 1e4, 1.3x/1.2x at 3e4, 2.7x/3.3x at 1e6
+        "logsumexp": 30_000,              # 0.9x/0.8x at 1e4, 1.3x/1.3x at 3e4, 3.6x/2.9x at 1e6
     }
 
     #: ops whose kernel still beats numpy after copying a strided input to a contiguous
     #: one (transposed input, 1e5 and 1e6 elements: gelu 9-16x, relu_backward 2.4-2.9x;
-    #: relu, tanh_backward, sigmoid_backward and the softmax family lose, 0.1-0.8x)
+    #: relu, tanh_backward, sigmoid_backward and the softmax family lose, 0.1-0.8x; the
+    #: softmax family still loses with fast_exp: softmax over dim 0 of 1024 x 1024 float32
+    #: took numpy 0.8 ms, transposing copies + kernel 8.7 ms)
     copy_pays_off = frozenset({"relu_backward", "sigmoid", "gelu", "gelu_backward", "silu",
                                "silu_backward"})
 

@@ -2,6 +2,7 @@
 
     python -m learntorch.backends.numba_cpu.crossover            # every kernel, float32
     python -m learntorch.backends.numba_cpu.crossover relu sum --dtype float64
+    python -m learntorch.backends.numba_cpu.crossover softmax --row 1024   # longer rows
 
 For each primitive and each size (10^2 .. 10^7 elements) it times the numpy
 reference backend and the Numba backend with every kernel forced on
@@ -23,7 +24,7 @@ from ..reference import NumpyBackend
 from .backend import NumbaBackend
 
 SIZES = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
-ROW = 100  # row length for the softmax family: (size // ROW, ROW)
+ROW = 100  # default row length (--row): every op sees the 2-D shape (size // ROW, ROW)
 
 # primitive -> how to call it on (x, g, dim): the 2-D shape is used by every op
 CALLS = {
@@ -66,14 +67,18 @@ def best_time(fn, budget=0.3, repeats=30):
     return best
 
 
-def measure(op, sizes=SIZES, dtype=np.float32):
-    """Rows of (size, numpy seconds, kernel seconds) for primitive ``op``."""
+def measure(op, sizes=SIZES, dtype=np.float32, row=ROW):
+    """Rows of (size, numpy seconds, kernel seconds) for primitive ``op``.
+
+    The arrays have shape (size // row, row): the softmax family works along the
+    rows, and its kernels run faster per element on longer rows.
+    """
     numpy_backend, numba_backend = NumpyBackend(), NumbaBackend(min_size=0)
     rng = np.random.default_rng(0)
     call = CALLS[op]
     rows = []
     for size in sizes:
-        shape = (max(1, size // ROW), min(size, ROW))
+        shape = (max(1, size // row), min(size, row))
         x = rng.standard_normal(shape).astype(dtype)
         g = rng.standard_normal(shape).astype(dtype)
         if op.endswith("softmax_backward"):  # y must be a (log-)softmax output
@@ -101,11 +106,12 @@ def main(argv=None):
     parser.add_argument("ops", nargs="*", default=list(CALLS), help="primitives to time")
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
+    parser.add_argument("--row", type=int, default=ROW, help="row length (default %(default)s)")
     args = parser.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     print(f"{'primitive':22s}{'size':>10s}{'numpy us':>12s}{'kernel us':>12s}{'speedup':>9s}")
     for op in args.ops:
-        rows = measure(op, sizes, np.dtype(args.dtype))
+        rows = measure(op, sizes, np.dtype(args.dtype), args.row)
         for size, t_numpy, t_kernel in rows:
             print(f"{op:22s}{size:>10d}{t_numpy * 1e6:>12.1f}{t_kernel * 1e6:>12.1f}"
                   f"{t_numpy / t_kernel:>9.2f}")
