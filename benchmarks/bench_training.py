@@ -15,7 +15,7 @@ before the first training step of a notebook.
 import learntorch
 import numpy as np
 
-from .bench_startup import _cold, _warm
+from .bench_startup import _cold, _has_warmup, _warm
 from .suite import case, Contenders, Metric, Target, as_fast_as, float32, torch
 
 
@@ -167,8 +167,10 @@ def first_mlp_step(inputs, cache, prefill=True):
 
     def sampler(text):
         return _cold(text) if cache == "cold" else _warm(text, prefill)
-    note = ("cache filled by learntorch.backends.warmup() and one run" if cache == "warm"
-            and prefill else "cache filled by one run" if cache == "warm" else "")
+    note = ""
+    if cache == "warm":
+        note = ("cache filled by learntorch.backends.warmup() and one run"
+                if prefill and _has_warmup() else "cache filled by one run")
     return Contenders(learntorch=sampler(script),
                       torch=sampler(script.replace("import learntorch", "import torch", 1))
                       if torch else None,
