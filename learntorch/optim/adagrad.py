@@ -17,8 +17,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _fused
-from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, new_step, scalar,
-                        updating)
+from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, new_step, scalar)
 
 
 class Adagrad(Optimizer):
@@ -48,16 +47,6 @@ class Adagrad(Optimizer):
         state = self.state[p]
         state["step"] = new_step(fused)
         state["sum"] = Tensor._wrap(np.full_like(p._data, initial_accumulator_value))
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        with updating():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

@@ -19,7 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _fused
 from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, lerp_, new_step,
-                        scalar, updating, zeros_state)
+                        scalar, zeros_state)
 
 
 class Adam(Optimizer):
@@ -47,16 +47,6 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        with updating():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

@@ -180,8 +180,22 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
-        """Update the parameters once; a subclass implements the algorithm."""
-        raise NotImplementedError
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        The built-in optimizers each define ``_update(p, group)``, their rule for
+        one parameter; your own optimizer may override ``step`` itself, as in torch.
+        """
+        loss = self._evaluate(closure)
+        with updating():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        raise NotImplementedError(
+            f"{type(self).__name__} must define step() (or _update(p, group) for one parameter)")
 
     def _evaluate(self, closure):
         """The loss from ``closure()``, run with gradients on (it usually calls backward)."""
@@ -380,3 +394,6 @@ def lerp_(start, end, weight):
         start += weight * (end - start)
     else:
         np.subtract(end, (end - start) * (1 - weight), out=start)
+
+
+Optimizer.step = _with_step_hooks(Optimizer.step)  # subclasses' own steps are wrapped on definition

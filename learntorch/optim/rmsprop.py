@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _fused
 from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, lerp_, new_step,
-                        scalar, updating, zeros_state)
+                        scalar, zeros_state)
 
 
 class RMSprop(Optimizer):
@@ -41,16 +41,6 @@ class RMSprop(Optimizer):
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        with updating():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

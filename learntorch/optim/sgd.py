@@ -17,7 +17,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _fused
-from .optimizer import Optimizer, changed, check_fused, check_lr, scalar, updating
+from .optimizer import Optimizer, changed, check_fused, check_lr, scalar
 
 
 class SGD(Optimizer):
@@ -35,16 +35,6 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         check_fused(fused, foreach, differentiable)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        with updating():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         momentum = group["momentum"]

@@ -9,6 +9,22 @@ import operator
 from .module import Module
 
 
+def _checked_index(idx, size):
+    """``idx`` (possibly negative) as a position in a container of ``size``, or IndexError."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
+def _renumber(modules):
+    """Name the children 0..n-1 again after a deletion, as torch does."""
+    items = list(modules.values())
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 class Sequential(Module):
     """Modules applied one after another: ``Sequential(nn.Linear(2, 4), nn.ReLU())``."""
 
@@ -27,11 +43,7 @@ class Sequential(Module):
         return input
 
     def _index(self, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % size
+        return _checked_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -48,11 +60,7 @@ class Sequential(Module):
                 del self._modules[key]
         else:
             del self._modules[list(self._modules.keys())[self._index(idx)]]
-        # keep the names 0..n-1 contiguous, as torch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules)
 
     def __len__(self):
         return len(self._modules)
@@ -100,11 +108,7 @@ class ModuleList(Module):
             self.extend(modules)
 
     def _index(self, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % size
+        return _checked_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -119,10 +123,7 @@ class ModuleList(Module):
         targets = keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]
         for k in targets:
             del self._modules[k]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules)
 
     def __len__(self):
         return len(self._modules)
