@@ -90,7 +90,28 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
     d = tensors[0]._wrap_dim(dim, tensors[0].ndim + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    return Stack.apply(d, *tensors)
+
+
+class Stack(Function):
+    """Equal-shaped tensors side by side along a new dimension ``dim``.
+
+    One node for the whole stack (not an unsqueeze per input and a cat, which
+    made collating a batch of 64 samples record 65 ops); input i's gradient is
+    slice i of the gradient along the new dimension.
+    """
+
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        dtype = _dtypes.result_type(*tensors)  # mixed dtypes promote, as in cat
+        return wrap(np.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(grad.select(ctx.dim, i) for i in range(grad.shape[ctx.dim]))
 
 
 def split(tensor, split_size_or_sections, dim=0):
