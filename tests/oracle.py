@@ -170,3 +170,26 @@ def both_raise(call):
     with pytest.raises(type(theirs.value)) as mine:
         call(learntorch)
     return str(mine.value)
+
+
+def both(program):
+    """``program(m)`` run with m = learntorch and with m = torch: the two results."""
+    return program(learntorch), program(require_torch())
+
+
+def assert_same(lt, th, what="result", rtol=1e-5, atol=1e-6):
+    """learntorch's result equals torch's: tensors (values and dtype), numbers, strings,
+    None, and tuples/lists of them."""
+    if isinstance(th, (tuple, list)):
+        assert isinstance(lt, (tuple, list)) and len(lt) == len(th), f"{what}: {lt!r} vs {th!r}"
+        for i, (a, b) in enumerate(zip(lt, th)):
+            assert_same(a, b, f"{what}[{i}]", rtol, atol)
+    elif th is None or isinstance(th, (bool, str, int)):
+        assert lt == th, f"{what}: {lt!r} != torch's {th!r}"
+    elif isinstance(th, float):
+        assert lt == pytest.approx(th, rel=1e-6), f"{what}: {lt!r} != torch's {th!r}"
+    else:
+        assert lt is not None, f"{what}: None but torch gives {th!r}"
+        assert lt.dtype.name == str(th.dtype).replace("torch.", ""), f"{what}: dtype"
+        np.testing.assert_allclose(as_numpy(lt), as_numpy(th), rtol=rtol, atol=atol,
+                                   err_msg=what)

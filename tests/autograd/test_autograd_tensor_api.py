@@ -6,24 +6,9 @@ import numpy as np
 import pytest
 
 import learntorch
-from oracle import as_numpy, require_torch
+from oracle import assert_same, both, as_numpy, require_torch
 
 
-def both(program):
-    return program(learntorch), program(require_torch())
-
-
-def assert_same(lt, th, what="result"):
-    if isinstance(th, (tuple, list)):
-        assert isinstance(lt, (tuple, list)) and len(lt) == len(th), f"{what}: {lt!r} vs {th!r}"
-        for i, (a, b) in enumerate(zip(lt, th)):
-            assert_same(a, b, f"{what}[{i}]")
-    elif th is None or isinstance(th, (bool, str, int)):
-        assert lt == th, f"{what}: {lt!r} != torch's {th!r}"
-    else:
-        assert lt is not None, f"{what}: None but torch gives {th!r}"
-        assert lt.dtype.name == str(th.dtype).replace("torch.", ""), f"{what}: dtype"
-        np.testing.assert_allclose(as_numpy(lt), as_numpy(th), rtol=1e-6, err_msg=what)
 
 
 def error_type(fn):
