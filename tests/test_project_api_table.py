@@ -27,8 +27,7 @@ def load_script():
 
 api_table = load_script()
 
-NAMESPACES = [("learntorch", "torch"), ("learntorch.Tensor", "torch.Tensor"),
-              ("learntorch.autograd", "torch.autograd")]
+NAMESPACES = api_table.NAMESPACES
 
 # Names whose parameter names were checked equal to torch's with inspect.signature on
 # both sides (torch's C functions have no signature and are compared in the table only).

@@ -16,11 +16,11 @@ A uniform distribution on [-b, b] has variance b^2 / 3, hence the sqrt(3) below.
 import math
 import warnings
 
-import numpy as np
+import numpy as _np
 
 from .. import random as _random
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import no_grad as _no_grad
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -48,13 +48,13 @@ def calculate_gain(nonlinearity, param=None):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Values drawn from U(a, b)."""
-    with no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Values drawn from N(mean, std^2)."""
-    with no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
@@ -74,7 +74,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Every value set to ``val``."""
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(val)
 
 
@@ -83,7 +83,7 @@ def ones_(tensor):
 
 
 def zeros_(tensor):
-    with no_grad():
+    with _no_grad():
         return tensor.zero_()
 
 
@@ -92,7 +92,7 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported (got shape "
                          f"{list(tensor.shape)})")
-    return _fill_with(tensor, np.eye(*tensor.shape))
+    return _fill_with(tensor, _np.eye(*tensor.shape))
 
 
 def _calculate_fan_in_and_fan_out(tensor):
@@ -153,5 +153,5 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 def _fill_with(tensor, values):
     """Copy numpy ``values`` (cast to the tensor's dtype) into ``tensor``, unrecorded."""
-    with no_grad():
-        return tensor.copy_(Tensor._wrap(np.asarray(values, dtype=tensor.dtype.np)))
+    with _no_grad():
+        return tensor.copy_(Tensor._wrap(_np.asarray(values, dtype=tensor.dtype.np)))
