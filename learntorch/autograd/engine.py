@@ -18,6 +18,8 @@ to the end.  The algorithm:
 """
 import heapq
 
+import numpy as np
+
 from . import grad_mode
 from .function import AccumulateGrad
 from .._float_errors import ignore_float_errors, restore_float_errors
@@ -318,7 +320,14 @@ def _accumulate_grad(tensor, g, create_graph):
     ``create_graph`` the sum is recorded, so ``.grad`` itself can be differentiated.
     """
     if tensor._grad is None:
-        tensor._grad = g if create_graph else g.detach().clone()
+        if create_graph:
+            tensor._grad = g
+        elif tensor._data.flags.c_contiguous:
+            # .grad gets its own contiguous memory, like the leaf (a plain numpy copy:
+            # nothing about this copy needs recording)
+            tensor._grad = g._wrap(np.array(g._data, order="C"))
+        else:
+            tensor._grad = g.detach().clone()  # clone keeps torch's layout for strided leaves
     elif create_graph or tensor._grad._requires_grad:
         tensor._grad = tensor._grad + g
     else:
