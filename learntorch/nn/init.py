@@ -155,3 +155,13 @@ def _fill_with(tensor, values):
     """Copy numpy ``values`` (cast to the tensor's dtype) into ``tensor``, unrecorded."""
     with _no_grad():
         return tensor.copy_(Tensor._wrap(_np.asarray(values, dtype=tensor.dtype.np)))
+
+
+def _default_layer_init_(weight, bias):
+    """torch's default initialisation of Linear and Conv layers: kaiming_uniform_(a=sqrt(5))
+    on the weight, uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias (0 when fan_in is 0)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

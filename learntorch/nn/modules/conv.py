@@ -9,7 +9,6 @@ fan_in = in_channels / groups * kernel area: weight and bias uniform in
 The arithmetic lives in ``nn/_functional/conv.py``; this file holds the
 parameters, checks the constructor arguments and prints the layer like torch.
 """
-import math
 import numbers
 
 from ... import factories
@@ -81,12 +80,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init._default_layer_init_(self.weight, self.bias)
 
     def extra_repr(self):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "

@@ -5,7 +5,6 @@ written as ``kaiming_uniform_(a=sqrt(5))`` (the same bound: gain^2 = 2/(1+5) =
 1/3, times 3/in), and b ~ U(-1/sqrt(in), 1/sqrt(in)).  That keeps the output
 of a fresh layer about as large as its input, whatever in_features is.
 """
-import math
 
 from ... import factories
 from .. import functional as F
@@ -40,11 +39,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._default_layer_init_(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
