@@ -14,7 +14,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= jupyter,dev,oracle
+EXTRAS ?= jupyter,dev,oracle,cuda
 # Written after a successful install; it is newer than pyproject.toml exactly when
 # there is nothing left to install.  Its name lists the top-level packages, because
 # an editable install only knows the packages that existed when it ran: a new one
@@ -32,12 +32,12 @@ PIP_INDEX_ARGS := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
 # --- Debian/Ubuntu packages ------------------------------------------------
 # graphviz: `dot` draws the autograd graphs in the widgets.
-# chromium: the browser tests drive JupyterLab in it; about 300 MB, so it is off
-# unless asked for: make test WITH_CHROMIUM=1
-WITH_CHROMIUM ?= 0
+# chromium: the browser tests (part of `make test`) drive JupyterLab in it; about
+# 300 MB, so `make lab` leaves it out.  WITH_CHROMIUM=0 or 1 overrides that.
+WITH_CHROMIUM ?= $(if $(filter test,$(MAKECMDGOALS)),1,0)
 APT_PACKAGES := graphviz
 ifeq ($(WITH_CHROMIUM),1)
-APT_PACKAGES += chromium chromium-driver
+APT_PACKAGES += chromium
 endif
 # Debian ships `python3 -m venv` separately (python3-venv); ask for it only when missing.
 APT_PACKAGES += $(shell $(PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 || echo $(notdir $(PYTHON))-venv)

@@ -1,0 +1,41 @@
+"""Widgets that show the learntorch engine at work, for Jupyter.
+
+Each public name is one call with good defaults::
+
+    from widgets import show_graph, BackpropStepper, OptimizerExplorer
+    from widgets import TrainingDashboard, TensorExplorer
+
+A widget is a Python-side state object (``step`` / ``reset`` / ``history``,
+testable without a browser) plus a thin ipywidgets view.  Widgets read the
+engine only through its public introspection API (``learntorch.autograd.graph``,
+``grad_fn.next_functions``, optimizer ``state``); the engine never imports them.
+
+The names are imported on first use, so ``import widgets`` stays cheap and a
+chapter that only draws a graph never loads matplotlib.
+"""
+import importlib
+
+# public name -> the module (one idea per file) that defines it
+_EXPORTS = {
+    "show_graph": "graph",
+    "GraphView": "graph",
+    "BackpropStepper": "backprop_stepper",
+    "OptimizerExplorer": "optimizer_explorer",
+    "TrainingDashboard": "training_dashboard",
+    "TensorExplorer": "tensor_explorer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'widgets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
