@@ -1,4 +1,4 @@
-"""python -m benchmarks [--quick] [--only NAME] [--json out.json] [--markdown BENCHMARKS.md]
+"""python -m benchmarks [--quick] [--profile] [--only NAME] [--json out.json] [--markdown BENCHMARKS.md]
 
 Runs every case (or those whose group, name or key contains NAME), prints one
 row per case as it goes, and optionally saves the run as JSON and as the
@@ -28,6 +28,9 @@ def parse(argv):
                         help="time every library in this one process instead of one worker "
                              "process each (faster to start; but PyTorch's OpenMP runtime, once "
                              "loaded, slows Numba's threads: see benchmarks/workers.py)")
+    parser.add_argument("--profile", action="store_true",
+                        help="print learntorch.profiler tables of the MLP and CNN training "
+                             "steps (which ops take the time) instead of running the cases")
     parser.add_argument("--json", metavar="PATH", help="save the run (every figure) as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="write the report, e.g. BENCHMARKS.md")
     return parser.parse_args(argv)
@@ -36,6 +39,10 @@ def parse(argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse(argv)
+    if args.profile:
+        from .profile_steps import profile_tables
+        print(profile_tables(steps=5 if args.quick else 20))
+        return 0
     cases = all_cases()
     if args.only:
         cases = [c for c in cases if any(c.matches(pattern) for pattern in args.only)]

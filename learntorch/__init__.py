@@ -45,7 +45,7 @@ from .ops.indexing import (select, gather, scatter, scatter_add, index_select, i
                            index_put, masked_fill, masked_select, nonzero, take_along_dim)
 from .ops.broadcast import broadcast_shapes
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
-from . import utils, datasets
+from . import utils, datasets, profiler
 
 bool_ = bool
 __version__ = "0.1.0"

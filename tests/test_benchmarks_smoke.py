@@ -125,3 +125,13 @@ def test_only_selects_cases_by_group_or_name(capsys):
     listed = capsys.readouterr().out.splitlines()
     assert listed and all("matmul" in line or "softmax" in line for line in listed)
     assert main(["--only", "no-such-case"]) == 2
+
+
+def test_profile_tables_name_the_ops_of_both_training_steps():
+    from benchmarks.profile_steps import profile_tables
+    text = profile_tables(steps=1, tiny=True)
+    mlp, cnn = text.split("CNN,")
+    for name in ("Linear", "LinearBackward0", "ReluBackward0", "CrossEntropyLoss", "train_step"):
+        assert f" {name} " in mlp
+    for name in ("Convolution", "ConvolutionBackward0", "MaxPool2DWithIndicesBackward0"):
+        assert f" {name} " in cnn
