@@ -1,0 +1,250 @@
+"""BackpropStepper: the engine's own backward, one node at a time -- the chain rule made visible.
+
+``loss.backward()`` visits every node of the graph behind ``loss``, from the
+loss towards the leaves.  At each node it takes the gradient that arrived,
+``g = ∂loss/∂out``, multiplies it by the node's local derivative and sends the
+result to each input; where the forward had broadcast an input, the engine sums
+the gradient over the broadcast dimensions first, and at a leaf it adds the
+gradient into ``.grad``.  The stepper runs exactly that -- the engine's
+``learntorch.autograd.graph.backward_steps`` generator, never a copy of it --
+and stops after every node so you can read what happened::
+
+    >>> import learntorch as torch
+    >>> from widgets import BackpropStepper
+    >>> w = torch.tensor([1., 2., 3.], requires_grad=True)
+    >>> b = torch.tensor([0.5], requires_grad=True)
+    >>> x = torch.ones(4, 3)
+    >>> stepper = BackpropStepper((x * w + b).sum(), params={"w": w, "b": b})
+    >>> stepper
+    BackpropStepper(step 0 of 6: before backward)
+    >>> stepper.step().name
+    'SumBackward0'
+    >>> stepper.step().sent[1].summed_dims    # b was broadcast over the 4 rows
+    (0, 1)
+    >>> stepper.run_to_end()
+    >>> w.grad, b.grad                           # exactly what loss.backward() leaves
+    (tensor([4., 4., 4.]), tensor([12.]))
+
+**Going back.**  The engine cannot un-run a node, so ``previous()`` and the
+slider show the recorded past: every step keeps a copy of the numbers it
+produced and of every leaf's ``.grad`` after it.  The leaves' real ``.grad``
+is always where the engine got to (the furthest step reached).
+
+**Reset** puts every leaf's ``.grad`` back to what it was when the stepper was
+made (usually None) and starts the engine's backward again.  That is possible
+because the stepper runs backward with ``retain_graph=True``: the graph keeps
+what it saved for backward.  So after the stepper has run, ``loss.backward()``
+still works, and adds the gradients a second time, as it would in PyTorch
+after ``loss.backward(retain_graph=True)``.
+"""
+from learntorch.autograd.graph import backward_steps, walk
+
+from ._base import Widget
+from ._stepper_record import record_step
+from . import _stepper_text as text
+
+
+def _leaf_labels(leaves, params):
+    """A name for each leaf: from ``params`` (name -> tensor) when given, else ``leaf<i>``."""
+    names = {}
+    if params is not None:
+        items = params.items() if hasattr(params, "items") else params
+        for name, tensor in items:
+            names[id(tensor)] = str(name)
+    return tuple(names.get(id(leaf), f"leaf{i}") for i, leaf in enumerate(leaves))
+
+
+class BackpropStepper(Widget):
+    """Step through ``loss.backward()`` one node at a time.
+
+    * ``loss`` -- a tensor with a ``grad_fn`` (a scalar, or pass ``gradient=``
+      as for ``loss.backward(gradient)``);
+    * ``params`` -- optional names for the leaves: a dict name -> tensor or
+      ``model.named_parameters()``; other leaves are called ``leaf0``, ``leaf1``... in walk order;
+    * ``nodes`` -- ``walk(loss)``: every node, in the order backward runs them;
+    * ``leaves`` / ``leaf_labels`` -- the leaf tensors and their names;
+    * ``position`` -- how many steps are shown as done (0 = before backward);
+    * ``n_steps`` -- how many steps backward takes;
+    * ``history`` -- a ``StepRecord`` per step run so far, in engine order;
+    * ``step()`` / ``previous()`` / ``go_to(k)`` / ``run_to_end()`` / ``reset()``.
+
+    >>> import learntorch as torch
+    >>> a = torch.tensor(2., requires_grad=True)
+    >>> stepper = BackpropStepper((a * a).exp())
+    >>> [n.name for n in stepper.nodes]
+    ['ExpBackward0', 'MulBackward0', 'AccumulateGrad']
+    >>> stepper.go_to(2)
+    >>> stepper
+    BackpropStepper(step 2 of 3: MulBackward0)
+    """
+
+    def __init__(self, loss, params=None, gradient=None):
+        if not hasattr(loss, "grad_fn") or not hasattr(loss, "requires_grad"):
+            raise TypeError(f"BackpropStepper(loss) needs a tensor, got {type(loss).__name__}; "
+                            "pass the loss tensor, e.g. BackpropStepper(loss_fn(model(x), y))")
+        self.loss = loss
+        self._gradient = gradient
+        # walk keeps every node alive, so id(node) is a stable key while the stepper lives
+        self.nodes = walk(loss)
+        self._node_ids = {id(info.node): info.id for info in self.nodes}
+        self._names = {info.id: info.name for info in self.nodes}
+        leaf_infos = [info for info in self.nodes if info.is_leaf]
+        self.leaves = tuple(info.variable for info in leaf_infos)
+        self.leaf_labels = _leaf_labels(self.leaves, params)
+        self._leaf_node_ids = tuple(info.id for info in leaf_infos)
+        self._labels_by_node = dict(zip(self._leaf_node_ids, self.leaf_labels))
+        # how many edges lead into each node: a tensor used twice gets two gradients, summed
+        self._uses = {}
+        for info in self.nodes:
+            for target, _ in info.inputs:
+                if target is not None:
+                    self._uses[target] = self._uses.get(target, 0) + 1
+        # what .grad was before the stepper ran anything: reset() restores it
+        self._grads_before = tuple(None if leaf.grad is None else leaf.grad.detach().clone()
+                                   for leaf in self.leaves)
+        self._pictures = {}
+        self._start()
+
+    # ---- the state ------------------------------------------------------------------
+
+    def _start(self):
+        # backward_steps checks its arguments at once (a non-scalar loss without
+        # gradient=, a loss outside autograd), so a bad loss fails here, not later
+        self._engine = backward_steps(self.loss, gradient=self._gradient, retain_graph=True)
+        self._finished = False
+        self.history = []
+        self.position = 0
+        # a node that receives no gradient at all is skipped by the engine; n_steps
+        # is corrected when the engine finishes
+        self.n_steps = len(self.nodes)
+        self._initial_leaf_grads = tuple(None if g is None else g.detach().cpu().numpy().copy()
+                                         for g in self._grads_before)
+
+    def _run_engine_step(self):
+        """Pull the next step out of the engine; False when backward has finished."""
+        if self._finished:
+            return False
+        try:
+            step = next(self._engine)
+        except StopIteration:
+            self._finished = True
+            self.n_steps = len(self.history)
+            return False
+        before = self.history[-1].leaf_grads if self.history else self._initial_leaf_grads
+        self.history.append(record_step(step, self._node_ids, self._names, self.leaves, before))
+        return True
+
+    @property
+    def finished(self):
+        """True when the position shown is the last step of backward."""
+        return self.position == self.n_steps
+
+    @property
+    def current(self):
+        """The ``StepRecord`` shown now (None at position 0, before backward)."""
+        return self.history[self.position - 1] if self.position else None
+
+    def step(self):
+        """Move one step forward (running the engine's next node if it has not run yet).
+
+        Returns the ``StepRecord`` now shown, or None when backward had already finished.
+        """
+        if self.position == len(self.history) and not self._run_engine_step():
+            return None
+        self.position += 1
+        return self.current
+
+    def previous(self):
+        """Move one step back: show the recorded step before (the engine does not move)."""
+        if self.position > 0:
+            self.position -= 1
+        return self.current
+
+    def go_to(self, position):
+        """Show the state after ``position`` steps, running the engine forward as needed."""
+        if not 0 <= position <= self.n_steps:
+            raise IndexError(f"step {position} is out of range: this backward has steps "
+                             f"0 to {self.n_steps} (0 = before backward)")
+        while len(self.history) < position and self._run_engine_step():
+            pass
+        self.position = min(position, len(self.history))
+
+    def run_to_end(self):
+        """Run the rest of backward: the leaves then hold exactly what ``loss.backward()`` gives."""
+        while self._run_engine_step():
+            pass
+        self.position = len(self.history)
+
+    def reset(self):
+        """Put every leaf's ``.grad`` back as it was before the stepper ran, and restart backward."""
+        self._engine.close()  # the abandoned run: let the engine restore its grad mode
+        for leaf, before in zip(self.leaves, self._grads_before):
+            leaf.grad = None if before is None else before.clone()
+        self._pictures.clear()
+        self._start()
+
+    def leaf_grads(self):
+        """Every leaf's ``.grad`` (numpy copies, None where not set) as of the position shown."""
+        return self.current.leaf_grads if self.current else self._initial_leaf_grads
+
+    def describe(self):
+        """The position shown, in words: the incoming gradient, the rule, what was sent where,
+        and every leaf's ``.grad``."""
+        lines = [self.headline()] + [line for _, line in self.step_lines()]
+        return "\n".join(lines + ["leaves:"] + ["  " + line for line in self.leaf_lines()])
+
+    def headline(self):
+        """One line: which step is shown (or, before backward, which node runs first)."""
+        if self.current is None:
+            first = self.nodes[0].name if self.nodes else "nothing"
+            return text.headline(0, self.n_steps, None, first)
+        return text.headline(self.position, self.n_steps, self.current, None)
+
+    def step_lines(self):
+        """The current step as ``(kind, text)`` lines (empty before backward); see ``_stepper_text``."""
+        if self.current is None:
+            return []
+        return text.step_lines(self.current, self.leaf_labels, self._labels_by_node,
+                               self._uses.get(self.current.node_id, 1))
+
+    def leaf_lines(self):
+        """One line per leaf: its name, shape and ``.grad`` as of the position shown."""
+        shapes = [leaf.shape for leaf in self.leaves]
+        return text.leaf_lines(self.leaf_labels, shapes, self.leaf_grads())
+
+    def __repr__(self):
+        what = self.current.name if self.current else "before backward"
+        return f"BackpropStepper(step {self.position} of {self.n_steps}: {what})"
+
+    # ---- the picture ----------------------------------------------------------------
+
+    def dot_source(self):
+        """DOT text of the graph, coloured for the position shown (current node in orange)."""
+        from ._stepper_picture import stepper_dot
+
+        done = {record.node_id for record in self.history[:self.position]}
+        current = self.current.node_id if self.current else None
+        filled = {node_id for node_id, grad in zip(self._leaf_node_ids, self.leaf_grads())
+                  if grad is not None}
+        return stepper_dot(self.nodes, self._labels_by_node, current, done, filled)
+
+    def static_svg(self):
+        """SVG of the graph for the position shown (None when Graphviz's ``dot`` is missing)."""
+        from ._stepper_picture import DotMissing, render_svg
+
+        # one step changes one node's colour, but dot lays the graph out again in a few
+        # tens of ms; each position's picture is drawn once and then reused
+        key = self.position
+        if key not in self._pictures:
+            try:
+                self._pictures[key] = render_svg(self.dot_source())
+            except DotMissing:
+                self._pictures[key] = None
+        return self._pictures[key]
+
+    # ---- the view -------------------------------------------------------------------
+
+    def _build_view(self):
+        from ._stepper_view import StepperView
+
+        return StepperView(self).box
