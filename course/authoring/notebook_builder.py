@@ -1,0 +1,100 @@
+"""Build an instructor chapter notebook from Python, so that a chapter is reviewed as code.
+
+A chapter source (``course/solutions/NN_topic.ipynb``) is written by a small
+script next to this file (``build_03_modules.py``, ...) that lists the cells in
+reading order::
+
+    chapter = Chapter("03", "modules")
+    chapter.markdown("# 03 · Modules ...")
+    chapter.code("import learntorch as torch")
+    chapter.solution("03.1", points=3, hint="...", source="def f(x):\\n    ### BEGIN SOLUTION ...")
+    chapter.check("03.1", "with exercise('03.1'): ...")
+    chapter.hidden_check("03.1", "...")
+    chapter.write()            # -> course/solutions/03_modules.ipynb
+
+The notebook comes out the way the course tooling expects a source (see
+``course/checks.py`` for the metadata format): no outputs, no execution counts,
+exercise metadata under ``"learntorch"``, and cell ids derived from the position
+and role of each cell, so that rebuilding an unchanged chapter rewrites the same
+bytes and a changed one gives a readable diff.
+"""
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+SOLUTIONS_DIR = Path(__file__).resolve().parent.parent / "solutions"
+
+_BEGIN, _END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+def _tidy(source):
+    """Dedent a triple-quoted cell body and drop the blank first and last lines."""
+    return textwrap.dedent(source).strip("\n")
+
+
+class Chapter:
+    """The cells of one chapter, in order, and where they are written."""
+
+    def __init__(self, number, topic):
+        self.number = number            # "03"
+        self.topic = topic              # "modules"
+        self.cells = []
+
+    @property
+    def path(self):
+        return SOLUTIONS_DIR / f"{self.number}_{self.topic}.ipynb"
+
+    def _add(self, cell, label):
+        # ids like "03-017-code" or "03-031-ex03.1-check": stable while the chapter is unchanged
+        cell["id"] = re.sub(r"[^A-Za-z0-9_-]", "-", f"{self.number}-{len(self.cells):03d}-{label}")
+        self.cells.append(cell)
+        return cell
+
+    def markdown(self, text):
+        return self._add(nbformat.v4.new_markdown_cell(_tidy(text)), "md")
+
+    def code(self, source):
+        return self._add(nbformat.v4.new_code_cell(_tidy(source)), "code")
+
+    def _exercise_cell(self, exercise, role, source, **extra):
+        if not exercise.startswith(self.number + "."):
+            raise ValueError(f"exercise {exercise!r} does not belong to chapter {self.number}")
+        cell = nbformat.v4.new_code_cell(_tidy(source))
+        cell["metadata"]["learntorch"] = {"exercise": exercise, "role": role, **extra}
+        return self._add(cell, f"ex{exercise}-{role}")
+
+    def solution(self, exercise, source, *, points, hint):
+        """The cell the learner writes: its answer between BEGIN/END SOLUTION lines."""
+        body = _tidy(source)
+        if body.count(_BEGIN) == 0 or body.count(_BEGIN) != body.count(_END):
+            raise ValueError(f"solution of {exercise} needs matching {_BEGIN!r} / {_END!r} lines")
+        return self._exercise_cell(exercise, "solution", body, points=points, hint=hint)
+
+    def check(self, exercise, source):
+        """A check the learner sees and runs: specific feedback, from course.checks."""
+        return self._exercise_cell(exercise, "check", source)
+
+    def hidden_check(self, exercise, source):
+        """More cases, graded but never shown to the learner."""
+        return self._exercise_cell(exercise, "hidden-check", source)
+
+    def notebook(self):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = self.cells
+        nb.metadata = {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "learntorch": {"chapter": self.number},
+        }
+        return nb
+
+    def write(self):
+        nb = self.notebook()
+        nbformat.validate(nb)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(self.path))
+        print(f"wrote {self.path.relative_to(SOLUTIONS_DIR.parent.parent)} "
+              f"({len(self.cells)} cells)")
+        return self.path
