@@ -1,0 +1,85 @@
+"""In a real browser, every widget's view renders and its controls change what it shows.
+
+JupyterLab runs ``widgets_gallery.ipynb`` (one section per widget, each code
+cell marked ``# gallery: NAME``) in Chromium.  For every section the test
+checks that the view rendered in JupyterLab's widget manager (no "Error
+displaying widget", no "Loading widget" left), uses one control the way a
+learner would -- a slider moved with the keyboard, a button clicked -- and
+checks that the linked picture or text changed.  A screenshot of each section
+is saved as ``test-artifacts/browser/<NAME>.png``.
+
+The first section is plain ipywidgets (no learntorch): when it fails, the
+browser set-up is broken rather than a widget.
+"""
+from dataclasses import dataclass
+
+import pytest
+from jupyterlab_notebook import NotebookInLab
+
+# One server and one browser for the module, so the tests stay in one xdist worker
+# (`--dist loadgroup`); pytest-timeout ends a hung browser instead of the whole run.
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+
+NOTEBOOK = "widgets_gallery.ipynb"
+RUN_ALL_SECONDS = 180  # a cold Numba cache compiles the engine's kernels on first use
+
+
+@dataclass(frozen=True)
+class Section:
+    """A gallery section: its marker, and the control a learner uses to change it."""
+    name: str
+    slider: str = None   # description of the slider to move (focus it, press ArrowRight)
+    button: str = None   # text of the button to click
+    presses: int = 1     # ArrowRight presses or clicks
+
+    def __str__(self):
+        return self.name
+
+
+SECTIONS = [
+    Section("ipywidgets", slider="length"),
+]
+
+
+@pytest.fixture(scope="module")
+def gallery(jupyter_lab, page):
+    """The gallery notebook open in JupyterLab, every cell run once."""
+    notebook = NotebookInLab(page, jupyter_lab.notebook_url(NOTEBOOK))
+    notebook.run_all_cells(RUN_ALL_SECONDS)
+    return notebook
+
+
+def test_every_gallery_cell_runs_without_an_error(gallery):
+    assert gallery.errors() == [], "cells of the gallery raised (first source line, error)"
+
+
+def use_control(page, area, section):
+    """Change the section the way a learner would: keyboard on a slider, or a click."""
+    if section.slider is not None:
+        slider = area.locator(".widget-slider").filter(has_text=section.slider).first
+        handle = slider.locator(".noUi-handle")
+        handle.focus()
+        for _ in range(section.presses):
+            page.keyboard.press("ArrowRight")
+    else:
+        button = area.get_by_role("button", name=section.button, exact=True)
+        for _ in range(section.presses):
+            button.click()
+
+
+@pytest.mark.parametrize("section", SECTIONS, ids=str)
+def test_the_widget_view_renders_and_its_control_changes_the_picture(
+        gallery, section, artifacts):
+    area = gallery.output_area(f"# gallery: {section.name}")
+    # the view is there: a live ipywidgets view (not the static fallback picture)
+    problems = gallery.wait_for_widget_view(area)
+    assert problems == [], f"the {section.name} view did not render"
+
+    before = gallery.pictures_and_text(area)
+    assert before, f"the {section.name} view shows no picture and no text"
+    use_control(gallery.page, area, section)
+    after = gallery.wait_for_change(area, before)
+    control = f"slider {section.slider!r}" if section.slider else f"button {section.button!r}"
+    assert after is not None, f"using the {control} did not change what {section.name} shows"
+
+    area.screenshot(path=str(artifacts / f"{section.name}.png"))
