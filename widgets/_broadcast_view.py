@@ -53,7 +53,8 @@ def _as_input(value, scale, torch):
 
 
 def _index_text(index):
-    return "[" + ", ".join(str(i) for i in index) + "]"
+    """``[1, 0]`` for an index, nothing for the one element of a 0-d tensor."""
+    return "[" + ", ".join(str(i) for i in index) + "]" if index else ""
 
 
 class BroadcastView(Widget):
@@ -220,8 +221,9 @@ class BroadcastView(Widget):
             terms = " + ".join(f"{local}{_index_text(k)}" for k in where[:6])
             numbers = " + ".join(svg.number(v) for v in values[:6])
             more = " + ..." if len(where) > 6 else ""
-            lines.append(f"{name}.grad = {self.sum_code(name)}: {name}.grad{_index_text(idx)} = "
-                         f"{terms}{more} = {numbers}{more} = {svg.number(self.grads[name][idx].item())}")
+            total = svg.number(self.grads[name][idx].item())
+            sums = f"{terms}{more} = {numbers}{more} = {total}" if len(where) > 1 else f"{terms} = {total}"
+            lines.append(f"{name}.grad = {self.sum_code(name)}: {name}.grad{_index_text(idx)} = {sums}")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -249,7 +251,9 @@ class BroadcastView(Widget):
                 dash = " stroke-dasharray='3 2'" if role == "padded" else ""
                 body.append(f"<rect x='{x}' y='{y}' width='{w - 4}' height='22' fill='{fills[role]}' "
                             f"stroke='#777'{dash}/>")
-                label_text = f"{n}" if role != "stretched" else f"1→{self.result_shape[d]}"
+                # stretched to the other input's size (also shown when another dimension fails)
+                other = self.aligned_shapes[1 - r][d] if r < 2 else n
+                label_text = f"{n}" if role != "stretched" else f"1→{other}"
                 body.append(svg.text(x + (w - 4) / 2, y + 16, label_text, size=11, anchor="middle",
                                      italic=role == "padded", fill="#888" if role == "padded" else "#222"))
         legend = "grey: a padded 1; yellow: a size-1 dimension stretched (stride 0); red: sizes differ, neither is 1"
@@ -259,7 +263,9 @@ class BroadcastView(Widget):
     def _grid(self, x, y, title, values, index, fill_of, outline_of):
         """One grid with a title; returns (elements, width)."""
         grid = svg.GridSlice(values.shape, index)
-        body = [svg.text(x, y - 8, title + grid.prefix, size=12, weight="bold")]
+        # a 3-d or larger tensor shows one 2-d slice: name it
+        label = title + grid.prefix if title.isidentifier() else f"{title}  {grid.prefix}".rstrip()
+        body = [svg.text(x, y - 8, label, size=12, weight="bold")]
         for gr, gc, idx in grid.cells():
             stroke, width, dashed = outline_of(idx)
             body.append(svg.cell(x + gc * svg.CELL, y + gr * svg.CELL, svg.number(values[idx].item()),

@@ -244,11 +244,11 @@ class TensorExplorer(Widget):
         else:
             body.append(svg.text(x0, y0 + 20, "(empty view: no elements)"))
 
-        # the storage row(s) underneath, 16 cells to a row, cut to the cells near the view
-        per_row = 16
+        # the storage row(s) underneath, 24 cells to a row, cut to the cells near the view
+        per_row = 24
         read = sorted(set(positions.reshape(-1).tolist()))
         first, last = (read[0], read[-1]) if read else (0, min(len(values), per_row) - 1)
-        span = 3 * per_row
+        span = 2 * per_row
         if last - first + 1 > span:  # too long: a window around the selected cell
             centre = selected_pos if selected_pos is not None else first
             first = max(0, min(centre - span // 2, len(values) - span))
