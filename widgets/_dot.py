@@ -1,0 +1,469 @@
+"""The recorded graph behind a tensor, as a small picture model and as DOT text.
+
+Public in the package (``widgets.graph`` and ``widgets.backprop_stepper`` use them)::
+
+    build_graph(tensor, params=None, *, model=None, collapse_modules=False,
+                show_data=True, show_grad=True, show_saved=True, max_values=12) -> Graph
+    build_dot(tensor, params=None, highlight=(), styles=None, **options) -> str
+    Graph.to_dot(highlight=(), styles=None) -> str
+
+What is drawn (torchviz's picture in micrograd's style, left to right):
+
+* one **op node** per node of ``learntorch.autograd.graph.walk(tensor)``, id ``n<i>``
+  where ``i`` is the walk id (0 = the node that made the tensor, then the
+  order backward runs them); labelled with torch's name shortened
+  (``MulBackward0`` -> ``Mul``), ``AccumulateGrad`` kept as it is;
+* one **value node** per leaf behind an ``AccumulateGrad`` node ``n<i>``, id ``v<i>``:
+  a record ``{ name (shape) | data ... | grad ... }``;
+* the **output** value, id ``out`` (or the leaf node itself when the tensor is a leaf);
+* one value node per **tensor saved for backward** that is not already drawn,
+  ids ``s0, s1, ...`` in walk order, with a dashed edge to each node that saved it
+  and a dotted edge from the op that produced it.  A leaf or the output that is
+  saved gets a dashed orange border instead of a node of its own;
+* edges point the way the forward pass went (input -> op), labelled with the
+  shape of the tensor that flows along them.
+
+Ids depend only on the graph's structure, never on memory addresses, so the
+same computation gives the same DOT text in every process.
+
+Module collapsing (``collapse_modules=True``, or an int depth) replaces the nodes of
+each submodule by one box ``m0, m1, ...``.  A parameter named ``layers.2.weight``
+belongs to module ``layers.2`` (depth 1 would group by ``layers``).  An op joins
+a module when it reads that module's parameters: directly (the ``Linear`` node
+reading ``weight`` and ``bias``) or through ops that see only those parameters
+(a ``T`` of the weight).  Ops without parameters (``Relu``, the loss) stay outside,
+between the boxes, so an MLP reads ``Linear 0 -> Relu -> Linear 2 -> MseLoss``.
+An op that reads the parameters of two modules (tied weights) stays outside too.
+"""
+import numpy as np
+
+from learntorch.autograd.graph import walk
+
+# fill colours by kind of node; CSS names, so that the matplotlib fallback knows them too
+COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "palegreen", "op": "lightgrey",
+           "module": "lightyellow"}
+HIGHLIGHT = {"color": "red", "penwidth": "3"}
+LEGEND = [("leaf", "leaf that requires grad"), ("saved", "saved for backward (dashed)"),
+          ("output", "output"), ("op", "op (backward node)"), ("module", "module (collapsed)")]
+
+
+class Node:
+    """One box of the picture: ``kind`` is op, leaf, output, saved or module.
+
+    ``fields`` are the record's cells (a list of strings, lines split by newlines);
+    ``walk_ids`` are the walk nodes it stands for (one for an op, several for a module).
+    """
+
+    __slots__ = ("id", "kind", "fields", "tooltip", "walk_ids", "saved")
+
+    def __init__(self, id, kind, fields, tooltip="", walk_ids=(), saved=False):
+        self.id, self.kind, self.fields, self.tooltip = id, kind, fields, tooltip
+        self.walk_ids, self.saved = tuple(walk_ids), saved
+
+    @property
+    def is_value(self):
+        return self.kind in ("leaf", "output", "saved")
+
+    def __repr__(self):
+        return f"Node({self.id}, {self.kind}, {' | '.join(self.fields)!r})"
+
+
+class Edge:
+    """An arrow; ``kind`` says what it means.
+
+    data: the forward flow (input -> op); saved: a saved tensor -> the op that saved it;
+    saved_output: an op -> its own output that it saved (drawn pointing back at the op);
+    made: the op that produced a saved tensor -> that tensor (dotted).
+    """
+
+    __slots__ = ("src", "dst", "label", "kind")
+
+    def __init__(self, src, dst, label="", kind="data"):
+        self.src, self.dst, self.label, self.kind = src, dst, label, kind
+
+    def __repr__(self):
+        return f"Edge({self.src} -> {self.dst}{', ' + self.label if self.label else ''})"
+
+
+class Graph:
+    """The picture model: nodes and edges in a fixed order, plus an optional message
+    (why nothing was recorded) and the walk it was drawn from."""
+
+    def __init__(self, nodes, edges, message="", infos=(), legend_kinds=()):
+        self.nodes, self.edges, self.message = nodes, edges, message
+        self.infos = list(infos)                 # the NodeInfo of each walk id
+        self.walk_names = [i.name for i in self.infos]  # torch's node name per walk id
+        self.legend_kinds = list(legend_kinds)
+        self.by_id = {n.id: n for n in nodes}
+        self.walk_to_node = {w: n.id for n in nodes if not n.is_value for w in n.walk_ids}
+
+    def node_id(self, key):
+        """The DOT id drawing ``key``: a walk id (int) or a DOT id (str)."""
+        if isinstance(key, (int, np.integer)):
+            return self.walk_to_node.get(int(key))
+        return key if key in self.by_id else None
+
+    def to_dot(self, highlight=(), styles=None):
+        """DOT text; ``highlight`` (walk ids or DOT ids) gets a red border, ``styles`` maps
+        DOT id -> extra attributes (e.g. ``{"n3": {"fillcolor": "gold"}}``)."""
+        if isinstance(highlight, (int, str, np.integer)):
+            highlight = (highlight,)
+        marked = {self.node_id(k) for k in highlight} - {None}
+        lines = ["digraph learntorch_graph {",
+                 _attrs_line("graph", rankdir="LR", fontname="Helvetica", fontsize="12",
+                             label=self.message, labelloc="b"),
+                 _attrs_line("node", fontname="Helvetica", fontsize="11"),
+                 _attrs_line("edge", fontname="Helvetica", fontsize="9")]
+        lines += _legend_lines(self.legend_kinds)
+        for node in self.nodes:
+            attrs = _node_style(node)
+            if node.id in marked:
+                attrs.update(HIGHLIGHT)
+            attrs.update((styles or {}).get(node.id, {}))
+            lines.append(_attrs_line(node.id, **attrs))
+        for edge in self.edges:
+            lines.append(f"  {edge.src} -> {edge.dst}{_attrs(_edge_style(edge))};")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def build_dot(tensor, params=None, highlight=(), styles=None, **options):
+    """DOT text of the graph behind ``tensor`` (``options`` as for ``build_graph``).
+
+    >>> import learntorch as torch
+    >>> x = torch.tensor([1., 2.], requires_grad=True)
+    >>> print(build_dot((x * x).sum(), params={"x": x}).count(" -> "))
+    6
+    """
+    return build_graph(tensor, params, **options).to_dot(highlight, styles)
+
+
+def build_graph(tensor, params=None, *, model=None, collapse_modules=False, show_data=True,
+                show_grad=True, show_saved=True, max_values=12):
+    """The picture model of the graph behind ``tensor``.
+
+    ``params`` labels tensors: a dict name -> tensor (``dict(model.named_parameters())``,
+    or ``{"x": x, "w": w}``); ``model`` (an ``nn.Module``) adds its named parameters and
+    lets collapsed boxes say what kind of module they are (``Linear 0``).  Tensors with
+    at most ``max_values`` elements show their values, larger ones a summary.
+
+    >>> import learntorch as torch
+    >>> w = torch.tensor([2.], requires_grad=True)
+    >>> [n.id for n in build_graph((w * 3).sum(), {"w": w}).nodes]
+    ['out', 'n0', 'n1', 'n2', 'v2']
+    """
+    names = {}
+    if model is not None:
+        names.update({id(t): name for name, t in model.named_parameters()})
+    names.update({id(t): name for name, t in (params or {}).items()})
+    fmt = _ValueText(show_data, show_grad, max_values)
+    infos = walk(tensor)
+    if not infos:
+        out = Node("out", "output", fmt.fields(tensor, names.get(id(tensor), "output")))
+        message = ("no graph: this tensor does not require grad, so autograd recorded nothing. "
+                   "Create the inputs with requires_grad=True (or call .requires_grad_()) "
+                   "before computing it.")
+        return Graph([out], [], message, legend_kinds=["output"])
+    builder = _Builder(tensor, infos, names, fmt, show_saved)
+    graph = builder.graph()
+    if collapse_modules:
+        depth = None if collapse_modules is True else int(collapse_modules)
+        kinds = {} if model is None else {name: type(m).__name__
+                                          for name, m in model.named_modules()}
+        graph = _collapse(graph, infos, names, depth, kinds)
+    return graph
+
+
+class _Builder:
+    """Walks the engine's graph once and lays down nodes and edges in walk order."""
+
+    def __init__(self, tensor, infos, names, fmt, show_saved):
+        self.tensor, self.infos, self.names, self.fmt = tensor, infos, names, fmt
+        self.show_saved = show_saved
+        self.nodes, self.edges = [], []
+        self.value_ids = {}  # id(tensor) -> DOT id of the value node drawing it
+
+    def graph(self):
+        tensor, infos = self.tensor, self.infos
+        out_is_leaf = tensor.grad_fn is None
+        if not out_is_leaf:
+            self._value("out", "output", tensor, self.names.get(id(tensor), "output"))
+        for info in infos:
+            self._op(info)
+            if info.is_leaf:
+                default = self.names.get(id(tensor), "output") if out_is_leaf else "leaf"
+                self._value(f"v{info.id}", "leaf", info.variable,
+                            self.names.get(id(info.variable), default))
+                self.edges.append(Edge(f"v{info.id}", f"n{info.id}"))
+        if not out_is_leaf:
+            self.edges.append(Edge("n0", "out"))
+        for info in infos:  # edges after all nodes: inputs point at later walk ids
+            for k, (src, _) in enumerate(info.inputs):
+                if src is not None:
+                    label = "" if infos[src].is_leaf else shape_text(info.input_shapes[k])
+                    self.edges.append(Edge(f"n{src}", f"n{info.id}", label))
+        if self.show_saved:
+            self._saved_tensors()
+        kinds = ["leaf", "saved", "output", "op"]
+        return Graph(self.nodes, _unique(self.edges, keep_kind="data"), infos=infos,
+                     legend_kinds=kinds)
+
+    def _op(self, info):
+        shapes = ", ".join(shape_text(s) for s in info.output_shapes if s is not None)
+        tooltip = f"{info.name}, walk id {info.id}, output {shapes}"
+        self.nodes.append(Node(f"n{info.id}", "op", [_short_op_name(info.name)], tooltip,
+                               walk_ids=[info.id]))
+
+    def _value(self, node_id, kind, t, name):
+        self.nodes.append(Node(node_id, kind, self.fmt.fields(t, name), f"{name} {shape_text(tuple(t.shape))}"))
+        self.value_ids[id(t)] = node_id
+
+    def _saved_tensors(self):
+        made_by = {id(info.node): f"n{info.id}" for info in self.infos if not info.is_leaf}
+        count = 0
+        for info in self.infos:
+            for t in info.saved:
+                node_id = self.value_ids.get(id(t))
+                if node_id is None:
+                    node_id = f"s{count}"
+                    count += 1
+                    maker = made_by.get(id(t.grad_fn)) if t.grad_fn is not None else None
+                    default = ("saved: output of " + self.by_id(maker).fields[0]
+                               if maker else "saved")
+                    self._value(node_id, "saved", t, self.names.get(id(t), default))
+                    if maker and maker != f"n{info.id}":  # dotted: where the value came from
+                        self.edges.append(Edge(maker, node_id, kind="made"))
+                elif self.by_id(node_id).kind != "saved":
+                    self.by_id(node_id).saved = True
+                if t.grad_fn is info.node:
+                    # an op that saved its own output (Exp, Relu): one arrow drawn backwards,
+                    # so the layout keeps the value after the op that made it
+                    self.edges.append(Edge(f"n{info.id}", node_id, kind="saved_output"))
+                else:
+                    self.edges.append(Edge(node_id, f"n{info.id}", kind="saved"))
+
+    def by_id(self, node_id):
+        return next(n for n in self.nodes if n.id == node_id)
+
+
+class _ValueText:
+    """The cells of a value record: name (shape), data, grad -- values or a summary."""
+
+    def __init__(self, show_data, show_grad, max_values):
+        self.show_data, self.show_grad, self.max_values = show_data, show_grad, max_values
+
+    def fields(self, t, name):
+        cells = [f"{name}\n{shape_text(tuple(t.shape))}"]
+        if self.show_data:
+            cells.append("data " + self.values(t))
+        # .grad of a non-leaf is never filled (torch warns on reading it): show it only
+        # where backward can put one -- leaves, and tensors that called retain_grad()
+        if self.show_grad and t.requires_grad and (t.is_leaf or t.retains_grad):
+            cells.append("grad None" if t.grad is None else "grad " + self.values(t.grad))
+        return cells
+
+    def values(self, t):
+        a = t.detach().cpu().numpy()
+        if a.size <= self.max_values and a.ndim <= 2:
+            return _array_text(a)
+        return _summary_text(a, str(t.dtype).rsplit(".", 1)[-1])
+
+
+def _number(v):
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return f"{float(v):.4g}"  # 4 significant digits: enough to compare, short enough to read
+
+
+def _array_text(a):
+    if a.ndim == 0:
+        return _number(a[()])
+    if a.ndim == 1:
+        return "[" + ", ".join(_number(v) for v in a) + "]"
+    return "\n".join("[" + ", ".join(_number(v) for v in row) + "]" for row in a)
+
+
+def _summary_text(a, dtype):
+    if a.size == 0:
+        return f"{dtype}, empty"
+    f = a.astype(np.float64)
+    return (f"{dtype}\nmin {_number(f.min())}\nmean {_number(f.mean())}\n"
+            f"max {_number(f.max())}")
+
+
+def shape_text(shape):
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _short_op_name(name):
+    """``MulBackward0`` -> ``Mul``; names that are not an op's backward stay as they are."""
+    stem = name.rstrip("0123456789")
+    return stem[: -len("Backward")] if stem.endswith("Backward") and stem != "Backward" else name
+
+
+def _unique(edges, keep_kind=None):
+    """Drop repeated edges and loops; ``keep_kind`` edges may repeat (``x * x``: two arrows)."""
+    seen, kept = set(), []
+    for e in edges:
+        key = (e.src, e.dst, e.kind)
+        if e.kind == keep_kind or (key not in seen and e.src != e.dst):
+            seen.add(key)
+            kept.append(e)
+    return kept
+
+
+# --- module collapsing ----------------------------------------------------
+
+def _module_of_names(names, depth):
+    """id(parameter) -> module path, for parameters that live in a submodule."""
+    owners = {}
+    for key, name in names.items():
+        parts = name.split(".")[:-1]
+        if parts:
+            owners[key] = ".".join(parts if depth is None else parts[:depth])
+    return owners
+
+
+def _collapse(graph, infos, names, depth, kinds):
+    owner_of_param = _module_of_names(names, depth)
+    pure, member = {}, {}  # walk id -> module: "sees only that module's parameters" / "belongs"
+    for info in reversed(infos):  # inputs before the ops that read them
+        if info.is_leaf:
+            pure[info.id] = member[info.id] = owner_of_param.get(id(info.variable))
+            continue
+        srcs = [src for src, _ in info.inputs]
+        from_params = {pure[s] for s in srcs if s is not None and pure.get(s)}
+        if len(from_params) == 1:
+            module = from_params.pop()
+            member[info.id] = module
+            # None inputs are data that needs no grad: such an op applies the module to data
+            if all(s is not None and pure.get(s) == module for s in srcs):
+                pure[info.id] = module
+    modules = []  # in walk order of first appearance: stable ids m0, m1, ...
+    for info in infos:
+        module = member.get(info.id)
+        if module and module not in modules:
+            modules.append(module)
+    if not modules:
+        return graph
+    box_of = {}  # DOT id -> box id
+    for info in infos:
+        module = member.get(info.id)
+        if module:
+            box_of[f"n{info.id}"] = f"m{modules.index(module)}"
+            if info.is_leaf:
+                box_of[f"v{info.id}"] = box_of[f"n{info.id}"]
+    # a saved tensor read only by ops inside one box disappears into that box
+    readers = {}
+    for e in graph.edges:
+        if e.kind == "saved":
+            readers.setdefault(e.src, set()).add(box_of.get(e.dst, e.dst))
+        elif e.kind == "saved_output":
+            readers.setdefault(e.dst, set()).add(box_of.get(e.src, e.src))
+    for node in graph.nodes:
+        if node.kind == "saved" and len(readers.get(node.id, ())) == 1:
+            only = next(iter(readers[node.id]))
+            if only.startswith("m"):
+                box_of[node.id] = only
+    nodes, placed = [], set()
+    for node in graph.nodes:
+        box = box_of.get(node.id)
+        if box is None:
+            nodes.append(node)
+        elif box not in placed:
+            placed.add(box)
+            nodes.append(_module_box(box, modules[int(box[1:])], infos, member, names, kinds))
+    edges = [Edge(box_of.get(e.src, e.src), box_of.get(e.dst, e.dst), e.label, e.kind)
+             for e in graph.edges]
+    return Graph(nodes, _unique(edges), graph.message, graph.infos,
+                 graph.legend_kinds + ["module"])
+
+
+def _module_box(box_id, module, infos, member, names, kinds):
+    inside = [i for i in infos if member.get(i.id) == module]
+    params = [(names[id(i.variable)].rsplit(".", 1)[-1], i.variable) for i in inside
+              if i.is_leaf and id(i.variable) in names]
+    params.sort(key=lambda p: names_order(p[0]))
+    title = f"{kinds.get(module, 'module')} {module} ({', '.join(p for p, _ in params)})"
+    shapes = "\n".join(f"{p} {shape_text(tuple(t.shape))}" for p, t in params)
+    ops = ", ".join(dict.fromkeys(_short_op_name(i.name) for i in inside if not i.is_leaf))
+    return Node(box_id, "module", [title, shapes, ops], title, walk_ids=[i.id for i in inside])
+
+
+def names_order(name):
+    """weight before bias, then the rest by name: the order modules declare them in."""
+    return ({"weight": 0, "bias": 1}.get(name, 2), name)
+
+
+# --- DOT text ---------------------------------------------------------------
+
+def _node_style(node):
+    label = _record_label(node.fields) if node.kind != "op" else _plain_escape(node.fields[0])
+    style = {"label": label, "tooltip": _plain_escape(node.tooltip),
+             "fillcolor": COLOURS[node.kind]}
+    if node.kind == "op":
+        style.update(shape="box", style="rounded,filled")
+    elif node.kind == "module":
+        style.update(shape="Mrecord", style="filled")
+    else:
+        style.update(shape="record", style="filled,dashed" if node.kind == "saved" else "filled")
+        if node.saved:  # a leaf or the output that was saved: keep its colour, dash its border
+            style.update(style="filled,dashed", color="darkorange", penwidth="2")
+    return style
+
+
+def _edge_style(edge):
+    if edge.kind == "saved":
+        return {"style": "dashed", "color": "darkorange"}
+    if edge.kind == "saved_output":
+        return {"style": "dashed", "color": "darkorange", "dir": "back"}
+    if edge.kind == "made":
+        return {"style": "dotted", "color": "dimgray", "arrowhead": "none"}
+    return {"label": edge.label} if edge.label else {}
+
+
+def _legend_lines(kinds):
+    if not kinds:
+        return []
+    lines = ["  subgraph cluster_legend {",
+             _attrs_line("graph", label="legend", fontsize="10", color="gray70"),
+             "    { rank=same; " + " ".join(f"legend_{k};" for k in kinds) + " }"]
+    descriptions = dict(LEGEND)
+    for k in kinds:
+        style = "rounded,filled" if k == "op" else ("filled,dashed" if k == "saved" else "filled")
+        lines.append("  " + _attrs_line(f"legend_{k}", label=descriptions[k], shape="box",
+                                        style=style, fillcolor=COLOURS[k], fontsize="9"))
+    lines.append("  }")
+    return lines
+
+
+def _record_label(fields):
+    return "{" + " | ".join(_record_escape(f) for f in fields) + "}"
+
+
+def _record_escape(text):
+    text = text.replace("\\", "\\\\")
+    for ch in "{}|<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def _plain_escape(text):
+    """A label that is not a record: only backslashes need escaping (Graphviz reads ``\\n``)."""
+    return text.replace("\\", "\\\\")
+
+
+def _quote(text):
+    # inside DOT quotes only " needs a backslash; newlines become Graphviz's \n line break
+    return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _attrs(attrs):
+    items = [(k, v) for k, v in attrs.items() if v != ""]
+    return " [" + ", ".join(f"{k}={_quote(v)}" for k, v in items) + "]" if items else ""
+
+
+def _attrs_line(name, **attrs):
+    return f"  {name}{_attrs(attrs)};"
