@@ -14,6 +14,10 @@ _APP_READY = """() => {
   return Boolean(panel && panel.content && panel.sessionContext && panel.context.isReady);
 }"""
 
+# JupyterLab 4 by default renders only the cells near the viewport; the settings
+# override written by conftest.py turns that off, so every widget below is attached.
+_WINDOWING_MODE = """() => window.jupyterapp.shell.currentWidget.content.notebookConfig.windowingMode"""
+
 _RUN_ALL = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
   await panel.sessionContext.ready;
@@ -57,6 +61,12 @@ class NotebookInLab:
         page.goto(url, timeout=self.timeout_ms)
         page.wait_for_function(_APP_READY, timeout=self.timeout_ms)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=self.timeout_ms)
+        mode = page.evaluate(_WINDOWING_MODE)
+        if mode != "none":
+            raise AssertionError(f"the notebook's windowingMode is {mode!r}, not 'none': off-screen "
+                                 "cells would stay unrendered (see the settings in conftest.py)")
+        # the file browser closed: the notebook (and each screenshot) gets the width
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
 
     def run_all_cells(self, timeout_s):
         """Run every cell in order from the kernel's current state; wait until it is idle."""

@@ -11,6 +11,7 @@ is saved as ``test-artifacts/browser/<NAME>.png``.
 The first section is plain ipywidgets (no learntorch): when it fails, the
 browser set-up is broken rather than a widget.
 """
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -38,6 +39,8 @@ class Section:
 
 SECTIONS = [
     Section("ipywidgets", slider="length"),
+    Section("BackpropStepper", button="Next"),
+    Section("TensorExplorer", slider="index dim 1"),
 ]
 
 
@@ -62,7 +65,9 @@ def use_control(page, area, section):
         for _ in range(section.presses):
             page.keyboard.press("ArrowRight")
     else:
-        button = area.get_by_role("button", name=section.button, exact=True)
+        # by its text (an icon's CSS glyph would be part of the accessible name)
+        label = re.compile(rf"^\s*{re.escape(section.button)}\s*$")
+        button = area.locator("button").filter(has_text=label)
         for _ in range(section.presses):
             button.click()
 
