@@ -39,6 +39,7 @@ class Section:
 
 SECTIONS = [
     Section("ipywidgets", slider="length"),
+    Section("show_graph", slider="node"),
     Section("BackpropStepper", button="Next"),
     Section("TensorExplorer", slider="index dim 1"),
 ]
