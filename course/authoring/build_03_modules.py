@@ -216,9 +216,10 @@ for name, p in model.named_parameters():
 ch.markdown(r"""
 ### See it: the graph, grouped by module
 
-`show_graph` draws the graph that autograd recorded behind `loss`. Passing
-`params=dict(model.named_parameters())` labels each parameter with its name. The first picture
-shows every operation; the second groups the operations of each module into one box, which is how
+`show_graph` draws the graph that autograd recorded behind `loss`, left to right as the forward pass
+ran. Passing `params=dict(model.named_parameters())` labels each parameter with its name: the
+names you just printed. The first picture shows every operation; the second (`model=model,
+collapse_modules=True`) draws one box per module that owns parameters, named after it: this is how
 you read the graph of a big model.
 """)
 
@@ -229,7 +230,13 @@ show_graph(loss, params=dict(model.named_parameters()))
 """)
 
 ch.code(r"""
-show_graph(loss, params=dict(model.named_parameters()), collapse_modules=True)
+show_graph(loss, model=model, collapse_modules=True)
+""")
+
+ch.markdown(r"""
+Two things to spot: the `Mul` between `Relu` and the head's `Linear` is Dropout at work (in training
+mode it multiplies by a random mask of zeros and $1/(1-p)$), and `Flatten` left no trace, because the
+images do not require grad, so autograd had nothing to record for them.
 """)
 
 ch.markdown(r"""
@@ -343,9 +350,8 @@ The check loads `nn.Linear`'s weights into your layer and compares outputs and g
 """)
 
 ch.solution("03.1", points=3, hint=(
-    "register self.weight = nn.Parameter(torch.empty(out_features, in_features)) and the bias, "
-    "fill them with .uniform_(-bound, bound) where bound = 1 / math.sqrt(in_features); "
-    "forward returns x @ self.weight.T + self.bias"), source=r"""
+    "weight has shape (out_features, in_features); fill it with Tensor.uniform_(-bound, bound), "
+    "bound = 1 / math.sqrt(in_features); forward is the formula of section 3"), source=r"""
 class MyLinear(nn.Module):
     # y = x @ weight.T + bias, with nn.Linear's parameters and initialisation
 
@@ -452,9 +458,8 @@ Use `nn.Linear` here (this exercise does not depend on your `MyLinear`).
 """)
 
 ch.solution("03.2", points=3, hint=(
-    "collect nn.Linear(sizes[i], sizes[i + 1]) for each i, with an nn.ReLU() after each Linear "
-    "except the last, in a list; self.net = nn.Sequential(*layers); forward returns "
-    "self.net(x.flatten(1))"), source=r"""
+    "build a Python list of layers, then self.net = nn.Sequential(*layers); "
+    "no ReLU after the last Linear"), source=r"""
 class MLP(nn.Module):
     # Linear -> ReLU -> Linear -> ... -> Linear, through the sizes given
 

@@ -363,9 +363,8 @@ Tip: convert all images once in `__init__`, not in every `__getitem__`.
 """)
 
 ch.solution("05.1", points=3, hint=(
-    "in __init__ keep self.images = pixels.float().div(16).unsqueeze(1) and self.labels = labels; "
-    "__len__ returns len(self.labels); __getitem__ returns (image, int(label)), with "
-    "self.transform applied to the image when it is not None"), source=r"""
+    "convert once in __init__: pixels.float() / 16, then .unsqueeze(1) for the channel; "
+    "__getitem__ returns (image, int(label))"), source=r"""
 class DigitsDataset(Dataset):
     # the 1797 digits as (image float32 (1, 8, 8) in [0, 1], label int)
 
@@ -452,9 +451,8 @@ frame with one slice assignment.
 """)
 
 ch.solution("05.2", points=3, hint=(
-    "dy, dx = torch.randint(-m, m + 1, (2,), generator=self.generator).tolist(); "
-    "out = torch.zeros_like(image); copy image[:, rows, cols] into out[:, rows + dy, cols + dx] "
-    "for the rows and columns that stay inside the frame"), source=r"""
+    "torch.randint(-m, m + 1, (2,), generator=self.generator) gives dy and dx; fill a "
+    "torch.zeros_like(image) with one slice assignment"), source=r"""
 class RandomShift:
     # move an image (C, H, W) by up to max_shift pixels in each direction, zeros filling the gap
 
