@@ -32,7 +32,9 @@ belongs to module ``layers.2`` (depth 1 would group by ``layers``).  An op joins
 a module when it reads that module's parameters: directly (the ``Linear`` node
 reading ``weight`` and ``bias``) or through ops that see only those parameters
 (a ``T`` of the weight).  Ops without parameters (``Relu``, the loss) stay outside,
-between the boxes, so an MLP reads ``Linear 0 -> Relu -> Linear 2 -> MseLoss``.
+between the boxes, so an MLP reads ``Linear 0 -> Relu -> Linear 2 -> MseLoss`` --
+unless they lie between two ops of the same box (the ``Tanh`` inside ``body`` when
+grouping by depth 1), which keeps every box in one piece.
 An op that reads the parameters of two modules (tied weights) stays outside too.
 """
 import numpy as np
@@ -341,6 +343,7 @@ def _collapse(graph, infos, names, depth, kinds):
             # None inputs are data that needs no grad: such an op applies the module to data
             if all(s is not None and pure.get(s) == module for s in srcs):
                 pure[info.id] = module
+    _fill_between(infos, member)
     modules = []  # in walk order of first appearance: stable ids m0, m1, ...
     for info in infos:
         module = member.get(info.id)
@@ -381,20 +384,47 @@ def _collapse(graph, infos, names, depth, kinds):
                  graph.legend_kinds + ["module"])
 
 
+def _fill_between(infos, member):
+    """An op between two ops of one module joins it (a Tanh inside ``body`` at depth 1).
+
+    Without this, collapsing ``body`` into one box would draw an arrow out of the box
+    and back in; with it, every box is convex and the collapsed graph stays acyclic.
+    """
+    consumers = {i.id: [] for i in infos}
+    for info in infos:
+        for src, _ in info.inputs:
+            if src is not None:
+                consumers[src].append(info.id)
+
+    def reach(starts, step):
+        seen, todo = set(), list(starts)
+        while todo:
+            for m in step(todo.pop()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        return seen
+
+    for module in dict.fromkeys(m for m in member.values() if m):
+        inside = [w for w, m in member.items() if m == module]
+        below = reach(inside, lambda w: consumers[w])
+        above = reach(inside, lambda w: [s for s, _ in infos[w].inputs if s is not None])
+        for w in below & above:
+            if not member.get(w):
+                member[w] = module
+
+
 def _module_box(box_id, module, infos, member, names, kinds):
     inside = [i for i in infos if member.get(i.id) == module]
-    params = [(names[id(i.variable)].rsplit(".", 1)[-1], i.variable) for i in inside
-              if i.is_leaf and id(i.variable) in names]
-    params.sort(key=lambda p: names_order(p[0]))
+    order = list(names.values())  # the order the model declares its parameters in
+    full = [(names[id(i.variable)], i.variable) for i in inside
+            if i.is_leaf and id(i.variable) in names]
+    full.sort(key=lambda p: order.index(p[0]))
+    params = [(name[len(module) + 1:], t) for name, t in full]  # relative: weight, 0.bias
     title = f"{kinds.get(module, 'module')} {module} ({', '.join(p for p, _ in params)})"
     shapes = "\n".join(f"{p} {shape_text(tuple(t.shape))}" for p, t in params)
     ops = ", ".join(dict.fromkeys(_short_op_name(i.name) for i in inside if not i.is_leaf))
     return Node(box_id, "module", [title, shapes, ops], title, walk_ids=[i.id for i in inside])
-
-
-def names_order(name):
-    """weight before bias, then the rest by name: the order modules declare them in."""
-    return ({"weight": 0, "bias": 1}.get(name, 2), name)
 
 
 # --- DOT text ---------------------------------------------------------------
