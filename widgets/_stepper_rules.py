@@ -103,21 +103,21 @@ _RULES = {
                                "g to the position(s) of the maximum, 0 elsewhere"),
     # matrix products: "times" is a matrix product, the other operand transposed
     "MmBackward0": Rule("out = A @ B", {
-        0: ("A", "∂out/∂A = Bᵀ (on the right)", "g @ Bᵀ"),
-        1: ("B", "∂out/∂B = Aᵀ (on the left)", "Aᵀ @ g")}),
-    "BmmBackward0": Rule("out = A @ B (a batch of matrix products)", {
-        0: ("A", "∂out/∂A = Bᵀ (on the right), per batch", "g @ Bᵀ"),
-        1: ("B", "∂out/∂B = Aᵀ (on the left), per batch", "Aᵀ @ g")}),
+        0: ("A", "∂outᵢⱼ/∂Aᵢₖ = Bₖⱼ", "g @ Bᵀ"),
+        1: ("B", "∂outᵢⱼ/∂Bₖⱼ = Aᵢₖ", "Aᵀ @ g")}),
+    "BmmBackward0": Rule("out = A @ B (one matrix product per batch entry)", {
+        0: ("A", "∂outᵢⱼ/∂Aᵢₖ = Bₖⱼ in each batch entry", "g @ Bᵀ"),
+        1: ("B", "∂outᵢⱼ/∂Bₖⱼ = Aᵢₖ in each batch entry", "Aᵀ @ g")}),
     "MvBackward0": Rule("out = A @ v", {
-        0: ("A", "∂outᵢ/∂Aᵢⱼ = vⱼ", "outer product g vᵀ"),
-        1: ("v", "∂out/∂v = Aᵀ", "Aᵀ @ g")}),
-    "DotBackward0": Rule("out = a · b summed (dot product)", {
-        0: ("a", "∂out/∂a = b", "g · b"),
-        1: ("b", "∂out/∂b = a", "g · a")}),
+        0: ("A", "∂outᵢ/∂Aᵢⱼ = vⱼ", "the outer product g vᵀ"),
+        1: ("v", "∂outᵢ/∂vⱼ = Aᵢⱼ", "Aᵀ @ g")}),
+    "DotBackward0": Rule("out = Σ aᵢ·bᵢ (dot product)", {
+        0: ("a", "∂out/∂aᵢ = bᵢ", "g · b"),
+        1: ("b", "∂out/∂bᵢ = aᵢ", "g · a")}),
     "LinearBackward0": Rule("out = x @ Wᵀ + bias", {
-        0: ("x", "∂out/∂x = W (on the right)", "g @ W"),
-        1: ("W", "∂out/∂W = x (on the right, transposed g)", "gᵀ @ x"),
-        2: ("bias", "∂out/∂bias = 1 for every row", "g, summed over the batch rows")}),
+        0: ("x", "∂outᵢⱼ/∂xᵢₖ = Wⱼₖ", "g @ W"),
+        1: ("W", "∂outᵢⱼ/∂Wⱼₖ = xᵢₖ", "gᵀ @ x"),
+        2: ("bias", "∂outᵢⱼ/∂biasⱼ = 1", "g summed over the batch rows")}),
     # shape changes: the gradient goes back to where each number came from --
     "TBackward0": _shape_only("out = xᵀ", "gᵀ (transposed back)"),
     "TransposeBackward0": _shape_only("out = x with two dims swapped", "g with the dims swapped back"),

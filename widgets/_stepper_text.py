@@ -16,11 +16,11 @@ SMALL_TENSOR = 24
 PRECISION = 4
 
 
-def format_values(array):
-    """The values of a (recorded) gradient: all of them when small, a summary when large.
+def format_values(array, small=SMALL_TENSOR):
+    """The values of a (recorded) gradient: all of them up to ``small`` elements, else a summary.
 
     >>> format_values(np.array([1.0, -0.5]))
-    '[ 1.  , -0.5 ]'
+    '[ 1. , -0.5]'
     >>> format_values(np.zeros((10, 10)))
     'shape (10, 10): mean 0, min 0, max 0'
     >>> format_values(None)
@@ -28,7 +28,7 @@ def format_values(array):
     """
     if array is None:
         return "None"
-    if array.size <= SMALL_TENSOR:
+    if array.size <= small:
         values = np.array2string(array, precision=PRECISION, separator=", ", suppress_small=True)
         return values.replace("\n", "\n    ")  # the rows of a matrix line up, indented
     return (f"shape {tuple(array.shape)}: mean {_number(array.mean())}, "

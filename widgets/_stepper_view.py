@@ -10,11 +10,6 @@ import ipywidgets
 
 from . import _stepper_text as text
 
-DOT_MISSING = ("<i>Graphviz's <code>dot</code> is not installed, so the graph is not drawn "
-               "(<code>sudo apt-get install graphviz</code> or <code>pip install graphviz-pure"
-               "</code>); the numbers on the right are complete without it.</i>")
-
-
 class StepperView:
     """The widgets of one stepper; ``box`` is what Jupyter displays.
 
@@ -92,8 +87,8 @@ class StepperView:
     def redraw(self):
         """Draw the picture and the numbers for the position the stepper shows."""
         stepper = self.stepper
-        svg = stepper.static_svg()
-        self.picture.value = svg if svg is not None else DOT_MISSING
+        self.picture.value = (f'<div style="overflow:auto;max-width:100%">'
+                              f'{stepper.static_svg()}</div>')
         self.panel.value = text.panel_html(stepper.headline(), stepper.step_lines(),
                                            stepper.leaf_lines(), note=self.error)
         self.previous_button.disabled = stepper.position == 0

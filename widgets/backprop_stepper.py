@@ -16,7 +16,7 @@ and stops after every node so you can read what happened::
     >>> x = torch.ones(4, 3)
     >>> stepper = BackpropStepper((x * w + b).sum(), params={"w": w, "b": b})
     >>> stepper
-    BackpropStepper(step 0 of 6: before backward)
+    BackpropStepper(step 0 of 5: before backward)
     >>> stepper.step().name
     'SumBackward0'
     >>> stepper.step().sent[1].summed_dims    # b was broadcast over the 4 rows
@@ -37,6 +37,7 @@ what it saved for backward.  So after the stepper has run, ``loss.backward()``
 still works, and adds the gradients a second time, as it would in PyTorch
 after ``loss.backward(retain_graph=True)``.
 """
+import learntorch
 from learntorch.autograd.graph import backward_steps, walk
 
 from ._base import Widget
@@ -44,14 +45,31 @@ from ._stepper_record import record_step
 from . import _stepper_text as text
 
 
-def _leaf_labels(leaves, params):
-    """A name for each leaf: from ``params`` (name -> tensor) when given, else ``leaf<i>``."""
-    names = {}
-    if params is not None:
-        items = params.items() if hasattr(params, "items") else params
-        for name, tensor in items:
-            names[id(tensor)] = str(name)
-    return tuple(names.get(id(leaf), f"leaf{i}") for i, leaf in enumerate(leaves))
+# the picture's colours (names both Graphviz and matplotlib know), explained under it
+CURRENT, DONE, GRAD_SET = "gold", "lightgreen", "plum"
+LEGEND = ("gold: the node running now (red border) · light green: nodes that ran · "
+          "plum: leaves whose .grad is set")
+
+
+def _named_tensors(params):
+    """``params`` as a dict name -> tensor (a dict, or pairs such as ``model.named_parameters()``)."""
+    if params is None:
+        return {}
+    if isinstance(params, learntorch.nn.Module):
+        raise TypeError("params names the leaves: pass params=dict(model.named_parameters()) "
+                        "(or model.named_parameters()), not the module itself")
+    try:
+        return dict(params.items() if hasattr(params, "items") else params)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"params must be a dict name -> tensor or (name, tensor) pairs, e.g. "
+                        f"{{'w': w}} or model.named_parameters(); got {type(params).__name__}"
+                        ) from error
+
+
+def _leaf_labels(leaves, names):
+    """A name for each leaf: its name in ``names`` (name -> tensor) when given, else ``leaf<i>``."""
+    by_tensor = {id(tensor): str(name) for name, tensor in names.items()}
+    return tuple(by_tensor.get(id(leaf), f"leaf{i}") for i, leaf in enumerate(leaves))
 
 
 class BackpropStepper(Widget):
@@ -79,9 +97,10 @@ class BackpropStepper(Widget):
     """
 
     def __init__(self, loss, params=None, gradient=None):
-        if not hasattr(loss, "grad_fn") or not hasattr(loss, "requires_grad"):
-            raise TypeError(f"BackpropStepper(loss) needs a tensor, got {type(loss).__name__}; "
-                            "pass the loss tensor, e.g. BackpropStepper(loss_fn(model(x), y))")
+        if not isinstance(loss, learntorch.Tensor):
+            raise TypeError(f"BackpropStepper(loss) needs a learntorch Tensor, got "
+                            f"{type(loss).__name__}; pass the loss tensor, e.g. "
+                            "BackpropStepper(loss_fn(model(x), y))")
         self.loss = loss
         self._gradient = gradient
         # walk keeps every node alive, so id(node) is a stable key while the stepper lives
@@ -90,7 +109,7 @@ class BackpropStepper(Widget):
         self._names = {info.id: info.name for info in self.nodes}
         leaf_infos = [info for info in self.nodes if info.is_leaf]
         self.leaves = tuple(info.variable for info in leaf_infos)
-        self.leaf_labels = _leaf_labels(self.leaves, params)
+        self.leaf_labels = _leaf_labels(self.leaves, _named_tensors(params))
         self._leaf_node_ids = tuple(info.id for info in leaf_infos)
         self._labels_by_node = dict(zip(self._leaf_node_ids, self.leaf_labels))
         # how many edges lead into each node: a tensor used twice gets two gradients, summed
@@ -102,6 +121,7 @@ class BackpropStepper(Widget):
         # what .grad was before the stepper ran anything: reset() restores it
         self._grads_before = tuple(None if leaf.grad is None else leaf.grad.detach().clone()
                                    for leaf in self.leaves)
+        self._graph = None  # the picture's nodes and edges, built on first use
         self._pictures = {}
         self._start()
 
@@ -112,6 +132,7 @@ class BackpropStepper(Widget):
         # gradient=, a loss outside autograd), so a bad loss fails here, not later
         self._engine = backward_steps(self.loss, gradient=self._gradient, retain_graph=True)
         self._finished = False
+        self._failure = None
         self.history = []
         self.position = 0
         # a node that receives no gradient at all is skipped by the engine; n_steps
@@ -124,12 +145,19 @@ class BackpropStepper(Widget):
         """Pull the next step out of the engine; False when backward has finished."""
         if self._finished:
             return False
+        if self._failure is not None:
+            # a generator that raised is over: say why again instead of claiming backward ended
+            raise RuntimeError(f"backward stopped at step {len(self.history) + 1} of "
+                               f"{self.n_steps}: {self._failure}") from self._failure
         try:
             step = next(self._engine)
         except StopIteration:
             self._finished = True
             self.n_steps = len(self.history)
             return False
+        except Exception as error:  # e.g. the graph was freed by an earlier backward()
+            self._failure = error
+            raise
         before = self.history[-1].leaf_grads if self.history else self._initial_leaf_grads
         self.history.append(record_step(step, self._node_ids, self._names, self.leaves, before))
         return True
@@ -218,29 +246,52 @@ class BackpropStepper(Widget):
 
     # ---- the picture ----------------------------------------------------------------
 
-    def dot_source(self):
-        """DOT text of the graph, coloured for the position shown (current node in orange)."""
-        from ._stepper_picture import stepper_dot
+    def _picture_graph(self):
+        """The graph picture's model (``widgets._dot``), built once: the layout never changes."""
+        if self._graph is None:
+            from ._dot import build_graph
 
-        done = {record.node_id for record in self.history[:self.position]}
-        current = self.current.node_id if self.current else None
-        filled = {node_id for node_id, grad in zip(self._leaf_node_ids, self.leaf_grads())
-                  if grad is not None}
-        return stepper_dot(self.nodes, self._labels_by_node, current, done, filled)
+            # the leaves carry the stepper's labels, so picture and text use the same names
+            names = dict(zip(self.leaf_labels, self.leaves))
+            self._graph = build_graph(self.loss, names, show_saved=False)
+            self._graph.message = self._graph.message or LEGEND  # drawn under the graph
+        return self._graph
+
+    def dot_source(self):
+        """DOT text of the graph for the position shown: the current node gold with a red
+        border, the nodes that ran light green, each leaf's ``.grad`` as of this step."""
+        graph = self._picture_graph()
+        grads = dict(zip(self._leaf_node_ids, self.leaf_grads()))
+        for node in graph.nodes:
+            walk_id = int(node.id[1:]) if node.id[1:].isdigit() else None
+            if node.kind == "leaf" and walk_id in grads:
+                # the grad cell shows the recorded value of this step, not the leaf's live
+                # .grad (this graph model belongs to the stepper: rewriting its cells is safe)
+                grad = grads[walk_id]
+                cell = "grad " + ("None" if grad is None
+                                  else text.format_values(grad, small=12).replace("\n    ", "\n"))
+                node.fields = [f for f in node.fields if not f.startswith("grad")] + [cell]
+        styles = {f"n{record.node_id}": {"fillcolor": DONE}
+                  for record in self.history[:self.position]}
+        styles.update({f"v{walk_id}": {"fillcolor": GRAD_SET}
+                       for walk_id, grad in grads.items() if grad is not None})
+        highlight = ()
+        if self.current is not None:
+            highlight = (self.current.node_id,)
+            styles[f"n{self.current.node_id}"] = {"fillcolor": CURRENT}
+        return graph.to_dot(highlight, styles)
 
     def static_svg(self):
-        """SVG of the graph for the position shown (None when Graphviz's ``dot`` is missing)."""
-        from ._stepper_picture import DotMissing, render_svg
+        """SVG of the graph for the position shown (Graphviz's ``dot`` when installed,
+        else a plain drawing; see ``widgets._graphviz``)."""
+        from ._graphviz import render_svg
 
-        # one step changes one node's colour, but dot lays the graph out again in a few
-        # tens of ms; each position's picture is drawn once and then reused
-        key = self.position
-        if key not in self._pictures:
-            try:
-                self._pictures[key] = render_svg(self.dot_source())
-            except DotMissing:
-                self._pictures[key] = None
-        return self._pictures[key]
+        # one step recolours a few nodes, but dot lays the whole graph out again (tens
+        # of ms): each position's picture is drawn once, then reused
+        if self.position not in self._pictures:
+            svg = render_svg(self.dot_source())
+            self._pictures[self.position] = svg[svg.find("<svg"):]  # no XML prolog in HTML
+        return self._pictures[self.position]
 
     # ---- the view -------------------------------------------------------------------
 
