@@ -90,6 +90,7 @@ class Submission:
         self.chapter, self.rows, self.cells = "", [], []
         self.stubbed = {}    # exercise id -> (status, message): graded without it
         self.runs = 0
+        self.timeout = DEFAULT_TIMEOUT
         try:
             self.notebook = read_notebook(path)
         except ValueError as error:
@@ -245,7 +246,11 @@ def _judge(submission, records, code_cells):
         record = records.get(number, {})
         index = code_cells[number]
         died = record.get("kernel_died") or record.get("event") == "start"
-        what = "killed the kernel" if died else "ran past the time limit"
+        what = ("killed the kernel" if died else
+                f"ran longer than the {submission.timeout:g} s limit for one cell")
+        role = marks(submission.source["cells"][index]).get("role")
+        place = {"solution": "the solution cell", "check": "a check cell",
+                 "hidden-check": "a hidden check"}.get(role, "a cell after it")
         culprit = marks(submission.source["cells"][index]).get("exercise")
         if culprit is None or culprit in submission.stubbed:
             # a cell outside the exercises: blame the latest solution that ran before it
@@ -255,8 +260,8 @@ def _judge(submission, records, code_cells):
         if culprit is not None and record:
             status = "crashed" if died else "timeout"
             submission.stubbed[culprit] = (status, (
-                f"cell {index + 1} of the chapter {what} while grading exercise {culprit}; "
-                f"the rest of the notebook was graded again without this solution"))
+                f"exercise {culprit} {what} (in {place}); the rest of the notebook was "
+                f"graded again without this solution"))
             later_checks = any(c > index for e in submission.exercises
                                if e.id not in submission.stubbed
                                for c in e.checks + e.hidden_checks)
@@ -340,6 +345,8 @@ def grade(source_dir, submissions, *, timeout=DEFAULT_TIMEOUT, jobs=1, workdir=N
     unique = list(dict.fromkeys(Path(p).resolve() for p in submissions))
     graded = [Submission(path, name, sources)
               for path, name in zip(unique, submission_names(unique))]
+    for submission in graded:
+        submission.timeout = timeout
     with tempfile.TemporaryDirectory(prefix="learntorch-grade-", dir=workdir) as work:
         pending = [s for s in graded if not s.done]
         while pending:
