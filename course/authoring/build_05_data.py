@@ -510,6 +510,7 @@ with exercise("05.2"):
         result = shift(image)
         check_equal(isinstance(result, torch.Tensor), True, name=f"RandomShift(1) call {call} returns a tensor")
         check_shape(result, (1, 8, 8), name=f"RandomShift(1) call {call}")
+        check_equal(image, untouched, name=f"the input image after call {call} (a transform must not change its input)")
         moved = find_shift(image, result)
         check_equal(moved is not None and max(abs(moved[0]), abs(moved[1])) <= 1, True,
                     name=f"RandomShift(1) call {call}: the image moved by at most 1 pixel each way, zeros filling the gap",
@@ -517,7 +518,6 @@ with exercise("05.2"):
         seen.add(moved)
     check_equal(sorted(seen), [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)],
                 name="the (dy, dx) shifts seen in 100 calls of RandomShift(1)")
-    check_equal(image, untouched, name="the input image after the calls (a transform must not change it)")
 
 
     def shifts(generator_seed, global_seed, calls=20):
@@ -553,6 +553,10 @@ with exercise("05.2"):
     torch.manual_seed(3)
     again = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
     check_equal(first, again, name="RandomShift(1) without a generator, twice after torch.manual_seed(3)")
+    torch.manual_seed(4)
+    other = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
+    check_equal(other != first, True,
+                name="RandomShift(1) without a generator: torch.manual_seed(3) and (4) give different shifts")
 """)
 
 ch.markdown(r"""
