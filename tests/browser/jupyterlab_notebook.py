@@ -25,6 +25,12 @@ _RUN_ALL = """async () => {
   return await window.jupyterapp.commands.execute('notebook:run-all-cells');
 }"""
 
+_RUN_ONE = """async (index) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  return await window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+
 _KERNEL_BUSY = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
@@ -71,6 +77,15 @@ class NotebookInLab:
     def run_all_cells(self, timeout_s):
         """Run every cell in order from the kernel's current state; wait until it is idle."""
         self.page.evaluate(_RUN_ALL)
+        self.page.wait_for_function(f"() => !({_KERNEL_BUSY})()", timeout=timeout_s * 1000)
+
+    def run_cell(self, marker, timeout_s=60):
+        """Run the code cell whose source contains ``marker`` again (as Shift+Enter would)."""
+        sources = ["".join(cell["source"]) for cell in self.as_json()["cells"]]
+        matches = [i for i, source in enumerate(sources) if marker in source]
+        if len(matches) != 1:
+            raise AssertionError(f"expected one cell containing {marker!r}, found {len(matches)}")
+        self.page.evaluate(_RUN_ONE, matches[0])
         self.page.wait_for_function(f"() => !({_KERNEL_BUSY})()", timeout=timeout_s * 1000)
 
     def as_json(self):

@@ -31,7 +31,15 @@ class Section:
     name: str
     slider: str = None   # description of the slider to move (focus it, press ArrowRight)
     button: str = None   # text of the button to click
+    run_cell: str = None  # marker of a cell to run again (training code updating a dashboard)
     presses: int = 1     # ArrowRight presses or clicks
+
+    def control(self):
+        if self.slider is not None:
+            return f"slider {self.slider!r}"
+        if self.button is not None:
+            return f"button {self.button!r}"
+        return f"cell {self.run_cell!r}, run again"
 
     def __str__(self):
         return self.name
@@ -41,6 +49,8 @@ SECTIONS = [
     Section("ipywidgets", slider="length"),
     Section("show_graph", slider="node"),
     Section("BackpropStepper", button="Next"),
+    Section("OptimizerExplorer", button="Step"),
+    Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
 ]
 
@@ -57,9 +67,12 @@ def test_every_gallery_cell_runs_without_an_error(gallery):
     assert gallery.errors() == [], "cells of the gallery raised (first source line, error)"
 
 
-def use_control(page, area, section):
-    """Change the section the way a learner would: keyboard on a slider, or a click."""
-    if section.slider is not None:
+def use_control(gallery, area, section):
+    """Change the section the way a learner would: keyboard on a slider, a click, a cell run."""
+    page = gallery.page
+    if section.run_cell is not None:
+        gallery.run_cell(section.run_cell)
+    elif section.slider is not None:
         slider = area.locator(".widget-slider").filter(has_text=section.slider).first
         handle = slider.locator(".noUi-handle")
         handle.focus()
@@ -83,9 +96,8 @@ def test_the_widget_view_renders_and_its_control_changes_the_picture(
 
     before = gallery.pictures_and_text(area)
     assert before, f"the {section.name} view shows no picture and no text"
-    use_control(gallery.page, area, section)
+    use_control(gallery, area, section)
     after = gallery.wait_for_change(area, before)
-    control = f"slider {section.slider!r}" if section.slider else f"button {section.button!r}"
-    assert after is not None, f"using the {control} did not change what {section.name} shows"
+    assert after is not None, f"using the {section.control()} did not change what {section.name} shows"
 
     area.screenshot(path=str(artifacts / f"{section.name}.png"))
