@@ -41,7 +41,7 @@ import learntorch
 from learntorch.autograd.graph import backward_steps, walk
 
 from ._base import Widget
-from ._stepper_record import record_step
+from ._stepper_record import record_step, to_numpy
 from . import _stepper_text as text
 
 
@@ -138,8 +138,7 @@ class BackpropStepper(Widget):
         # a node that receives no gradient at all is skipped by the engine; n_steps
         # is corrected when the engine finishes
         self.n_steps = len(self.nodes)
-        self._initial_leaf_grads = tuple(None if g is None else g.detach().cpu().numpy().copy()
-                                         for g in self._grads_before)
+        self._initial_leaf_grads = tuple(to_numpy(g) for g in self._grads_before)
 
     def _run_engine_step(self):
         """Pull the next step out of the engine; False when backward has finished."""

@@ -63,8 +63,6 @@ def test_incoming_gradients_are_the_gradients_pytorch_computes_for_each_intermed
 
 
 def test_leaf_grads_shown_at_a_step_are_the_values_of_that_step():
-    # w.grad already holds a value: the engine then adds into it *in place*, so a
-    # record that kept a reference instead of a copy would show the final value
     loss, params = affine(seed_grad=[10.0, 20.0, 30.0])
     stepper = BackpropStepper(loss, params=params)
     w_index = stepper.leaf_labels.index("w")
@@ -72,6 +70,10 @@ def test_leaf_grads_shown_at_a_step_are_the_values_of_that_step():
                   if n.is_leaf and n.variable is params["w"]) + 1
     stepper.run_to_end()
     final = params["w"].grad.numpy().copy()
+    # a later backward adds into w.grad *in place*: a record that kept a reference
+    # instead of a copy would now show the doubled value
+    loss.backward()
+    params["b"].grad.zero_()
 
     stepper.go_to(w_step - 1)
     np.testing.assert_array_equal(stepper.leaf_grads()[w_index], [10.0, 20.0, 30.0])
@@ -79,6 +81,7 @@ def test_leaf_grads_shown_at_a_step_are_the_values_of_that_step():
     np.testing.assert_array_equal(stepper.leaf_grads()[w_index], final)
     assert stepper.current.leaf_grad_before.tolist() == [10.0, 20.0, 30.0]
     assert "w.grad += g" in stepper.describe()
+    assert all(g is not None and g.any() for g in stepper.leaf_grads())  # b's was not zeroed
 
 
 def test_previous_shows_recorded_steps_without_running_the_engine():
@@ -157,3 +160,30 @@ def test_a_tensor_used_twice_gets_the_sum_of_both_gradients():
     np.testing.assert_allclose(mul_by_3.grad_outputs[0], y_grad, rtol=1e-6)
     stepper.go_to(stepper.n_steps - 1)
     assert "the sum of the 2 gradients sent here" in stepper.describe()
+
+
+class BlockGradient(learntorch.autograd.Function):
+    """Passes values forward, sends no gradient back: the nodes behind it get none."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+def test_nodes_that_receive_no_gradient_are_skipped_and_the_step_count_corrected():
+    x = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (BlockGradient.apply(x * 2) + x).sum()
+    names = [n.name for n in walk(loss)]
+    assert "MulBackward0" in names and len(names) == 5
+    stepper = BackpropStepper(loss, params={"x": x})
+    assert stepper.n_steps == 5  # walk's count, before the engine has run
+    stepper.go_to(5)
+    # MulBackward0 got no gradient, so the engine never ran it: 4 steps
+    assert [r.name for r in stepper.history] == [n for n in names if n != "MulBackward0"]
+    assert stepper.n_steps == stepper.position == 4 and stepper.finished
+    assert stepper.step() is None
+    assert x.grad.tolist() == [1.0, 1.0]

@@ -147,3 +147,22 @@ def test_bad_input_gets_torch_s_exception_types_and_a_fix():
         BackpropStepper((x * 2).sum(), params=nn.Linear(3, 1))
     with pytest.raises(TypeError, match="got int"):
         BackpropStepper((x * 2).sum(), params=3)
+
+
+def test_the_slider_shrinks_when_backward_takes_fewer_steps_than_nodes():
+    class BlockGradient(learntorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    x = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    view = StepperView(BackpropStepper((BlockGradient.apply(x * 2) + x).sum(), params={"x": x}))
+    assert view.slider.max == 5
+    view.slider.value = 5
+    assert view.slider.max == view.play.max == 4 and view.slider.value == 4
+    assert "Step 4 of 4: AccumulateGrad" in view.panel.value
+    assert view.next_button.disabled
