@@ -84,10 +84,12 @@ def step_lines(record, leaf_labels, leaf_labels_by_node, uses=1):
     """
     lines = []
     paths = f" (the sum of the {uses} gradients sent here, one per use)" if uses > 1 else ""
+    # at a leaf the gradient that arrives is ∂loss/∂leaf itself
+    out = leaf_labels[record.leaf_index] if record.is_leaf else "out"
     for i, g in enumerate(record.grad_outputs):
         which = f" (output {i})" if len(record.grad_outputs) > 1 else ""
         shape = "None" if g is None else shape_text(g.shape)
-        lines.append(("incoming", f"incoming g = ∂loss/∂out{which}{paths}, shape {shape}: "
+        lines.append(("incoming", f"incoming g = ∂loss/∂{out}{which}{paths}, shape {shape}: "
                                   f"{format_values(g)}"))
     if record.is_leaf:
         label = leaf_labels[record.leaf_index]

@@ -109,7 +109,8 @@ class BackpropStepper(Widget):
         self._names = {info.id: info.name for info in self.nodes}
         leaf_infos = [info for info in self.nodes if info.is_leaf]
         self.leaves = tuple(info.variable for info in leaf_infos)
-        self.leaf_labels = _leaf_labels(self.leaves, _named_tensors(params))
+        self._params = _named_tensors(params)
+        self.leaf_labels = _leaf_labels(self.leaves, self._params)
         self._leaf_node_ids = tuple(info.id for info in leaf_infos)
         self._labels_by_node = dict(zip(self._leaf_node_ids, self.leaf_labels))
         # how many edges lead into each node: a tensor used twice gets two gradients, summed
@@ -251,7 +252,7 @@ class BackpropStepper(Widget):
             from ._dot import build_graph
 
             # the leaves carry the stepper's labels, so picture and text use the same names
-            names = dict(zip(self.leaf_labels, self.leaves))
+            names = {**self._params, **dict(zip(self.leaf_labels, self.leaves))}
             self._graph = build_graph(self.loss, names, show_saved=False)
             self._graph.message = self._graph.message or LEGEND  # drawn under the graph
         return self._graph

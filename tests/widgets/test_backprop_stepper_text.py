@@ -167,5 +167,6 @@ def test_leaf_step_says_how_grad_is_filled():
     w = learntorch.tensor([1.0, -2.0], requires_grad=True)
     stepper = BackpropStepper((w * 3).sum(), params={"w": w})
     stepper.run_to_end()
+    assert "incoming g = ∂loss/∂w, shape (2,): [3., 3.]" in stepper.describe()
     assert "w.grad was None, so w.grad = g: w.grad = [3., 3.]" in stepper.describe()
     assert "w (2,): .grad = [3., 3.]" in stepper.describe()
