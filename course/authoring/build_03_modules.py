@@ -35,7 +35,7 @@ from learntorch import nn
 import learntorch.nn.functional as F
 
 torch.manual_seed(0)                # every random number below is repeatable
-print("learntorch", torch.__version__)
+print("running on", torch.__name__, torch.__version__)
 """)
 
 ch.markdown(r"""
@@ -242,8 +242,9 @@ images do not require grad, so autograd had nothing to record for them.
 ch.markdown(r"""
 ## 5 · `state_dict`: a model's weights as a dictionary
 
-`state_dict()` maps each parameter's name to its tensor (detached: a snapshot of the numbers, no
-graph). It also holds **buffers**: state that is saved with the model but not trained, such as the
+`state_dict()` maps each parameter's name to its tensor, detached: the same numbers without the
+autograd history. They share memory with the parameters, so they change when training goes on;
+`copy.deepcopy(model.state_dict())` keeps a snapshot. It also holds **buffers**: state that is saved with the model but not trained, such as the
 running mean of a BatchNorm layer. Saving a model means saving this dictionary; loading means
 copying the tensors into a model of the same architecture, key by key.
 """)

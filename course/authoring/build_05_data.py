@@ -31,7 +31,7 @@ from learntorch.utils.data import Dataset, DataLoader, TensorDataset, default_co
 from learntorch.datasets import Digits, load_digits, transforms
 
 torch.manual_seed(0)                           # every random number below is repeatable
-print("learntorch", torch.__version__)
+print("running on", torch.__name__, torch.__version__)
 """)
 
 ch.markdown(r"""
