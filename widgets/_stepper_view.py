@@ -43,18 +43,19 @@ class StepperView:
         # a kernel-side link: Play moves the slider, the slider's observer moves the stepper
         # (it works headless too, unlike jslink)
         self._play_link = ipywidgets.link((self.play, "value"), (self.slider, "value"))
-        self.picture = ipywidgets.HTML(layout=ipywidgets.Layout(min_width="260px"))
+        self.picture = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.panel = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         self.error = None
 
         self.previous_button.on_click(lambda _: self._do(stepper.previous))
         self.next_button.on_click(lambda _: self._do(stepper.step))
-        self.reset_button.on_click(lambda _: self._do(stepper.reset))
+        self.reset_button.on_click(lambda _: self._reset())
         self.slider.observe(self._slider_moved, names="value")
 
         controls = ipywidgets.HBox([self.previous_button, self.next_button, self.reset_button,
                                     self.play, self.slider])
-        self.box = ipywidgets.VBox([controls, ipywidgets.HBox([self.picture, self.panel])])
+        # the graph is drawn left to right and can be wide: the numbers go under it
+        self.box = ipywidgets.VBox([controls, self.picture, self.panel])
         self.redraw()
 
     def _do(self, action):
@@ -65,6 +66,10 @@ class StepperView:
         except RuntimeError as error:  # e.g. the graph was freed by an earlier backward()
             self.error = f"{type(error).__name__}: {error}"
         self._show_position()
+
+    def _reset(self):
+        self.play.playing = False  # a running Play would start stepping again at once
+        self._do(self.stepper.reset)
 
     def _slider_moved(self, change):
         self.error = None

@@ -85,7 +85,9 @@ def test_next_until_the_end_then_next_is_disabled_and_grads_are_backward_s(view)
 
 def test_reset_button_restores_grads_and_the_slider(view):
     view.slider.value = 5
+    view.play.playing = True
     view.reset_button.click()
+    assert not view.play.playing and view.play.value == 0
     assert view.slider.value == 0 and view.stepper.position == 0
     assert all(leaf.grad is None for leaf in view.stepper.leaves)
     assert "Step 0 of 5" in view.panel.value
