@@ -39,7 +39,7 @@ An op that reads the parameters of two modules (tied weights) stays outside too.
 """
 import numpy as np
 
-from learntorch.autograd.graph import walk
+from learntorch.autograd.graph import NodeInfo, walk
 
 # fill colours by kind of node; CSS names, so that the matplotlib fallback knows them too
 COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "palegreen", "op": "lightgrey",
@@ -93,7 +93,9 @@ class Graph:
 
     def __init__(self, nodes, edges, message="", infos=(), legend_kinds=()):
         self.nodes, self.edges, self.message = nodes, edges, message
-        self.infos = list(infos)                 # the NodeInfo of each walk id
+        # the NodeInfo of each walk id without the node and the saved tensors themselves
+        # (names and shapes stay): a picture on screen must not keep activations alive
+        self.infos = [_without_saved(i) for i in infos]
         self.walk_names = [i.name for i in self.infos]  # torch's node name per walk id
         self.legend_kinds = list(legend_kinds)
         self.by_id = {n.id: n for n in nodes}
@@ -127,6 +129,11 @@ class Graph:
             lines.append(f"  {edge.src} -> {edge.dst}{_attrs(_edge_style(edge))};")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+
+def _without_saved(info):
+    fields = {k: getattr(info, k) for k in NodeInfo.__slots__}
+    return NodeInfo(**dict(fields, node=None, saved=()))
 
 
 def build_dot(tensor, params=None, highlight=(), styles=None, **options):
@@ -184,6 +191,7 @@ class _Builder:
         self.show_saved = show_saved
         self.nodes, self.edges = [], []
         self.value_ids = {}  # id(tensor) -> DOT id of the value node drawing it
+        self.position = {}   # DOT id -> index in self.nodes
 
     def graph(self):
         tensor, infos = self.tensor, self.infos
@@ -213,11 +221,14 @@ class _Builder:
     def _op(self, info):
         shapes = ", ".join(shape_text(s) for s in info.output_shapes if s is not None)
         tooltip = f"{info.name}, walk id {info.id}, output {shapes}"
+        self.position[f"n{info.id}"] = len(self.nodes)
         self.nodes.append(Node(f"n{info.id}", "op", [_short_op_name(info.name)], tooltip,
                                walk_ids=[info.id]))
 
     def _value(self, node_id, kind, t, name):
-        self.nodes.append(Node(node_id, kind, self.fmt.fields(t, name), f"{name} {shape_text(tuple(t.shape))}"))
+        tooltip = f"{name} {shape_text(tuple(t.shape))}"
+        self.position[node_id] = len(self.nodes)
+        self.nodes.append(Node(node_id, kind, self.fmt.fields(t, name), tooltip))
         self.value_ids[id(t)] = node_id
 
     def _saved_tensors(self):
@@ -245,7 +256,7 @@ class _Builder:
                     self.edges.append(Edge(node_id, f"n{info.id}", kind="saved"))
 
     def by_id(self, node_id):
-        return next(n for n in self.nodes if n.id == node_id)
+        return self.nodes[self.position[node_id]]
 
 
 class _ValueText:

@@ -214,3 +214,19 @@ def test_highlight_marks_the_node_of_a_walk_id_or_a_dot_id():
     assert node_lines(graph.to_dot(highlight=["n1"])) == marked
     styled = node_lines(graph.to_dot(styles={"n2": {"fillcolor": "gold"}}))
     assert 'fillcolor="gold"' in styled["n2"]
+
+
+def test_a_picture_does_not_keep_the_saved_tensors_alive():
+    import gc
+    import weakref
+
+    x = learntorch.randn(3, requires_grad=True)
+    hidden = x.exp()
+    alive = weakref.ref(hidden)
+    loss = hidden.sum()
+    graph = build_graph(loss)
+    del hidden, loss
+    gc.collect()
+    assert alive() is None
+    exp_info = next(i for i in graph.infos if i.name == "ExpBackward0")
+    assert exp_info.saved_shapes == [(3,)] and exp_info.saved == ()
