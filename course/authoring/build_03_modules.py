@@ -2,8 +2,10 @@
 
     python course/authoring/build_03_modules.py
 
-Edit this file, not the notebook: the notebook is rebuilt from it.
+Edit this file, not the notebook: the notebook is rebuilt from it (``--check``: is it up to date?).
 """
+import sys
+
 from notebook_builder import Chapter
 
 ch = Chapter("03", "modules")
@@ -546,4 +548,4 @@ model batches of digits with `Dataset` and `DataLoader`: together they make a tr
 """)
 
 if __name__ == "__main__":
-    ch.write()
+    sys.exit(ch.main())

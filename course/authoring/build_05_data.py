@@ -2,8 +2,10 @@
 
     python course/authoring/build_05_data.py
 
-Edit this file, not the notebook: the notebook is rebuilt from it.
+Edit this file, not the notebook: the notebook is rebuilt from it (``--check``: is it up to date?).
 """
+import sys
+
 from notebook_builder import Chapter
 
 ch = Chapter("05", "data")
@@ -568,4 +570,4 @@ a convolutional network sees the digits as images, not as 64 unrelated numbers.
 """)
 
 if __name__ == "__main__":
-    ch.write()
+    sys.exit(ch.main())

@@ -12,6 +12,10 @@ reading order::
     chapter.hidden_check("03.1", "...")
     chapter.write()            # -> course/solutions/03_modules.ipynb
 
+``python course/authoring/build_03_modules.py --check`` only compares: it exits with
+status 1 when the stored notebook is not what the script builds (someone edited the
+notebook instead of the script, or forgot to rebuild).
+
 The notebook comes out the way the course tooling expects a source (see
 ``course/checks.py`` for the metadata format): no outputs, no execution counts,
 exercise metadata under ``"learntorch"``, and cell ids derived from the position
@@ -19,6 +23,7 @@ and role of each cell, so that rebuilding an unchanged chapter rewrites the same
 bytes and a changed one gives a readable diff.
 """
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -90,11 +95,38 @@ class Chapter:
         }
         return nb
 
-    def write(self):
+    def text(self):
+        """The notebook as the text it is stored as (Jupyter's layout, as course/notebook.py)."""
         nb = self.notebook()
         nbformat.validate(nb)
+        return nbformat.writes(nb) + "\n"
+
+    def write(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(self.path))
-        print(f"wrote {self.path.relative_to(SOLUTIONS_DIR.parent.parent)} "
-              f"({len(self.cells)} cells)")
+        self.path.write_text(self.text(), encoding="utf-8")
+        print(f"wrote {self._shown_path()} ({len(self.cells)} cells)")
         return self.path
+
+    def is_fresh(self):
+        """True when the stored notebook is exactly what this script builds."""
+        return self.path.exists() and self.path.read_text(encoding="utf-8") == self.text()
+
+    def _shown_path(self):
+        return self.path.relative_to(SOLUTIONS_DIR.parent.parent)
+
+    def main(self, argv=None):
+        """The build script's command line: write the notebook, or with ``--check`` only
+        say whether the stored one is up to date (exit status 1 when it is not)."""
+        args = sys.argv[1:] if argv is None else argv
+        if args == ["--check"]:
+            if self.is_fresh():
+                print(f"{self._shown_path()} is up to date")
+                return 0
+            print(f"{self._shown_path()} differs from what its build script writes: "
+                  f"run python course/authoring/build_{self.number}_{self.topic}.py")
+            return 1
+        if args:
+            print(f"usage: build_{self.number}_{self.topic}.py [--check]", file=sys.stderr)
+            return 2
+        self.write()
+        return 0
