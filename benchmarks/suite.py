@@ -40,7 +40,7 @@ import numpy as np
 LIBRARIES = ("learntorch", "numpy", "torch")
 
 # bench_<group>.py modules, in report order
-GROUPS = ("autograd", "elementwise", "reduction", "matmul", "training", "startup")
+GROUPS = ("autograd", "elementwise", "reduction", "matmul", "training", "startup", "widgets")
 
 # Each library is timed in its own worker process (see workers.py), which names its
 # library here; PyTorch is imported only where it may be timed, because merely

@@ -1,0 +1,194 @@
+"""Widget responsiveness: the kernel's time for one redraw after a step, a slider move or a play frame.
+
+A control in a widget's view (a slider, a Next or Step button, a Play frame)
+calls the state object, which then replaces the picture the view shows.  Each
+case drives the real control of a chapter-sized widget -- found in its view by
+the description the learner reads, as the browser test does -- and times the
+callback up to the moment the new picture is set: what the learner waits for
+before the browser draws (the browser's own drawing is not included).  The goal
+is ≤ 100 ms per redraw (Targets table).  numpy and PyTorch have no widgets:
+their columns stay empty.
+
+Graph pictures are cached per DOT text (showing a picture again is instant), so
+the graph cases build a new graph for every measurement and time first visits:
+the wait a learner has when a node is drawn for the first time.
+"""
+import itertools
+import time
+
+from .suite import ONLY_LIBRARY, Contenders, Metric, Target, case
+from .timing import Sampled
+
+FAST_ENOUGH = 0.1  # seconds: a redraw the learner perceives as immediate
+
+
+def milliseconds_per_redraw():
+    return Metric("ms/redraw", 1, per_second=False, scale=1e-3)
+
+
+def redraw_target(what):
+    """The goal, read in milliseconds: the median redraw is at most ``FAST_ENOUGH``."""
+    def check(row):
+        seconds = row["seconds"]["learntorch"]["median"]
+        return f"{seconds * 1e3:.3g} ms", seconds <= FAST_ENOUGH
+    return Target(f"{what} redraws in ≤ {FAST_ENOUGH * 1e3:.0f} ms", check)
+
+
+def timed_by_learntorch_only(build):
+    """The case's Contenders; ``build()`` (the widget) runs only where learntorch is timed.
+
+    Each library is timed in its own worker process, which builds the case; the
+    numpy and PyTorch workers have nothing to time here, so they skip the work.
+    """
+    learntorch = build() if ONLY_LIBRARY in (None, "learntorch") else None
+    return Contenders(learntorch=learntorch, metric=milliseconds_per_redraw())
+
+
+def control(view, kind, description):
+    """The control of type ``kind`` labelled ``description`` in an ipywidgets view tree."""
+    pending = [view]
+    while pending:
+        widget = pending.pop(0)
+        if isinstance(widget, kind) and getattr(widget, "description", None) == description:
+            return widget
+        pending.extend(getattr(widget, "children", ()))
+    raise LookupError(f"no {kind.__name__} labelled {description!r} in the view")
+
+
+def per_action_on_fresh_widgets(make, act):
+    """A ``Sampled`` contender: each sample makes a new widget (untimed), then times ``act``.
+
+    ``make(k)`` builds the k-th widget (k = 0, 1, ...: each one different, so that
+    no picture of an earlier sample is in a cache) and returns its control;
+    ``act(control)`` does every action it can and returns how many it did.
+    The sample is the mean time per action.
+    """
+    counter = itertools.count()
+
+    def sample():
+        target = make(next(counter))
+        start = time.perf_counter()
+        actions = act(target)
+        return (time.perf_counter() - start) / actions
+    return Sampled(sample)
+
+
+def small_mlp_loss(hidden, batch):
+    """The loss of a chapter-sized MLP (2 -> hidden -> hidden -> 1, tanh) on a random batch."""
+    import learntorch as torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, hidden), torch.nn.Tanh(),
+                                torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
+                                torch.nn.Linear(hidden, 1))
+    x, y = torch.randn(batch, 2), torch.randn(batch, 1)
+    return model, torch.nn.functional.mse_loss(model(x), y)
+
+
+@case("show_graph: small MLP, node slider moved one node (first visit)", hidden=8, batch=16,
+      tiny=dict(hidden=2, batch=2), target=redraw_target("show_graph's node slider"))
+def graph_node_slider(hidden, batch):
+    def build():
+        import ipywidgets
+        from widgets import show_graph
+
+        def make(k):
+            # a new batch size per sample: new shape labels, a DOT text not seen before
+            model, loss = small_mlp_loss(hidden, batch + k)
+            return control(show_graph(loss, model=model).view(), ipywidgets.SelectionSlider,
+                           "node")
+
+        def visit_every_node(slider):
+            nodes = [value for _, value in slider.options][1:]  # the first is "none"
+            for value in nodes:
+                slider.value = value
+            return len(nodes)
+        return per_action_on_fresh_widgets(make, visit_every_node)
+    return timed_by_learntorch_only(build)
+
+
+@case("BackpropStepper: small MLP, Next (one node of backward)", hidden=8, batch=16,
+      tiny=dict(hidden=2, batch=2), target=redraw_target("BackpropStepper's Next"))
+def stepper_next(hidden, batch):
+    def build():
+        import ipywidgets
+        from widgets import BackpropStepper
+
+        def make(k):
+            # Next runs the engine's next node, which cannot be repeated on one stepper:
+            # every sample steps a new stepper from the first node to the last
+            model, loss = small_mlp_loss(hidden, batch + k)
+            stepper = BackpropStepper(loss, params=dict(model.named_parameters()))
+            return control(stepper.view(), ipywidgets.Button, "Next")
+
+        def click_to_the_end(next_button):
+            clicks = 0
+            while not next_button.disabled:
+                next_button.click()
+                clicks += 1
+            return clicks
+        return per_action_on_fresh_widgets(make, click_to_the_end)
+    return timed_by_learntorch_only(build)
+
+
+@case("OptimizerExplorer: Rosenbrock, 4 optimizers, one Play frame", optimizers=4,
+      tiny=dict(optimizers=1), target=redraw_target("OptimizerExplorer's Play frame"))
+def optimizer_play_frame(optimizers):
+    def build():
+        import ipywidgets
+        from widgets import OptimizerExplorer
+
+        # max_steps: room for every frame the harness plays (Play stops there)
+        explorer = OptimizerExplorer("rosenbrock", max_steps=1_000_000,
+                                     optimizers=["SGD", "Momentum", "RMSprop", "Adam"][:optimizers])
+        play = control(explorer.view(), ipywidgets.Play, "play")
+
+        def next_frame():
+            play.value += 1  # what the front end's Play sends on each tick
+        return next_frame
+    return timed_by_learntorch_only(build)
+
+
+@case("TrainingDashboard: one step that redraws the curves (250 steps logged)", logged=250,
+      tiny=dict(logged=3), target=redraw_target("TrainingDashboard's step"))
+def dashboard_step(logged):
+    def build():
+        import learntorch as torch
+        from widgets import TrainingDashboard
+
+        model, loss = small_mlp_loss(8, 16)
+        loss.backward()  # the gradient norms per layer need .grad
+        # the dashboard throttles its curve redraws by the clock it is given; this clock
+        # jumps a minute before every timed step, so each one is a step that redraws
+        now = [0.0]
+        dashboard = TrainingDashboard(epochs=10, steps_per_epoch=50, model=model, grad_norms=True,
+                                      mode="widget", display=False, clock=lambda: now[0])
+        dashboard.view()
+        losses = torch.rand(logged).tolist()
+        for k, value in enumerate(losses):
+            dashboard.step(loss=value, accuracy=1 - value, batch_size=16)
+            if (k + 1) % 50 == 0:
+                dashboard.epoch_end(val_loss=value, val_accuracy=1 - value)
+
+        def step_that_redraws():
+            now[0] += 60.0
+            dashboard.step(loss=0.5, accuracy=0.5, batch_size=16)
+        return step_that_redraws
+    return timed_by_learntorch_only(build)
+
+
+@case("TensorExplorer: 4×5 tensor, index slider moved one step", rows=4, cols=5,
+      tiny=dict(rows=2, cols=2), target=redraw_target("TensorExplorer's index slider"))
+def tensor_explorer_slider(rows, cols):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import TensorExplorer
+
+        explorer = TensorExplorer(torch.arange(float(rows * cols)).reshape(rows, cols))
+        slider = control(explorer.view(), ipywidgets.IntSlider, "index dim 1")
+
+        def move():
+            slider.value = (slider.value + 1) % cols
+        return move
+    return timed_by_learntorch_only(build)
