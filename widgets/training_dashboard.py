@@ -335,12 +335,14 @@ class TrainingDashboard(Widget):
             return
         self._update_progress(now)
         if final or now - self._last_plot >= max(self.redraw_every, self._plot_cost / PLOT_BUDGET):
+            # measured from the start of one render to the start of the next, the renders
+            # fill at most PLOT_BUDGET of the time
             began = self.clock()
             self._update_figure()
             self._plot.value = self._render_png()
             self.plot_redraws += 1
-            self._last_plot = self.clock()
-            self._plot_cost = self._last_plot - began
+            self._last_plot = began
+            self._plot_cost = self.clock() - began
 
     def _write_text(self, now, epoch_line, final):
         """On a terminal: rewrite one line with \\r, keep a line per epoch.  Elsewhere (a log
@@ -348,6 +350,8 @@ class TrainingDashboard(Widget):
         line = self.progress_line(now)
         tty = getattr(self.stream, "isatty", lambda: False)()
         if tty:
+            if final and not self._open_line and not self.step_in_epoch:
+                return  # the last epoch's line is already complete
             self.stream.write("\r" + line + "\x1b[K")   # \x1b[K: clear what a longer line left
             self._open_line = True
             if epoch_line or final:

@@ -1,0 +1,158 @@
+"""TrainingDashboard in a notebook: gradient norms, the live view, the curves it plots,
+the static picture, and how it decides between a widget and a text line."""
+import io
+import math
+import types
+
+import ipywidgets as w
+import numpy as np
+import pytest
+
+import learntorch as torch
+from learntorch import nn
+import learntorch.nn.functional as F
+import widgets.training_dashboard as dashboard_module
+from widgets.training_dashboard import TrainingDashboard, in_notebook, layer_grad_norms, smoothed
+
+
+def _model():
+    return nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3, bias=False))
+
+
+def _one_step(model, opt):
+    x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def test_grad_norms_per_layer_equal_the_norms_of_the_parameters_gradients():
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    dash = TrainingDashboard(model=model, grad_norms=True, mode="text", stream=io.StringIO(),
+                             clock=lambda: 0.0)
+    for _ in range(3):
+        loss = _one_step(model, opt)
+        dash.step(loss=loss.item())
+        expected = {
+            "0": math.sqrt(model[0].weight.grad.norm().item() ** 2 + model[0].bias.grad.norm().item() ** 2),
+            "2": model[2].weight.grad.norm().item(),
+        }
+        assert dash.history["grad_norms"][-1] == pytest.approx(expected, rel=1e-5)
+    assert len(dash.history["grad_norms"]) == 3
+
+
+def test_a_parameter_without_gradient_counts_as_zero():
+    model = _model()
+    assert layer_grad_norms(model) == {"0": 0.0, "2": 0.0}
+
+
+def _widget_dashboard(now, **kw):
+    return TrainingDashboard(epochs=2, steps_per_epoch=5, mode="widget", display=False,
+                             clock=lambda: now[0], redraw_every=0.25, **kw)
+
+
+def test_live_view_progress_bar_status_and_image_follow_training():
+    now, model = [0.0], _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    dash = _widget_dashboard(now, model=model, grad_norms=True)
+    box = dash.view()
+    (bar, status), image, smoothing = box.children[0].children, box.children[1], box.children[2]
+    assert isinstance(bar, w.IntProgress) and isinstance(image, w.Image) and isinstance(smoothing, w.FloatSlider)
+    assert (bar.value, bar.max) == (0, 10)
+    first_png = bytes(image.value)               # ipywidgets hands the bytes back as a memoryview
+    assert first_png.startswith(b"\x89PNG")
+    for _ in range(3):
+        now[0] += 0.5
+        dash.step(loss=_one_step(model, opt).item(), batch_size=16)
+    assert bar.value == 3
+    # 7 steps left at 0.5 s each: 3.5 s, shown rounded
+    assert "[############........] 3/5" in status.value and "ETA 0:04" in status.value
+    assert bytes(image.value) != first_png and dash.plot_redraws == 3
+
+
+def test_smoothing_slider_redraws_the_smoothed_curve():
+    now = [0.0]
+    dash = _widget_dashboard(now)
+    box = dash.view()
+    image, slider = box.children[1], box.children[2]
+    losses = [1.0, 3.0, 2.0, 0.5, 0.25]
+    for loss in losses:
+        dash.step(loss=loss)
+    before = bytes(image.value)
+    slider.value = 0.5
+    assert dash.smoothing == 0.5 and bytes(image.value) != before
+    x, y = dash.curve_data("loss_smooth")
+    np.testing.assert_allclose(y, smoothed(losses, 0.5))
+    np.testing.assert_allclose(x, np.arange(1, 6) / 5)       # x in epochs: step / steps_per_epoch
+    slider.value = 0.0
+    np.testing.assert_allclose(dash.curve_data("loss_smooth")[1], losses)
+
+
+def test_curves_plot_the_history():
+    now = [0.0]
+    dash = _widget_dashboard(now)
+    for e in range(2):
+        for k in range(5):
+            dash.step(loss=1.0 / (1 + k + 5 * e), accuracy=None if k == 0 else 0.1 * k, batch_size=2)
+        dash.epoch_end(val_loss=0.5 - 0.1 * e, val_accuracy=0.6 + 0.1 * e)
+    x, y = dash.curve_data("loss")
+    np.testing.assert_allclose(y, dash.history["loss"])
+    x, y = dash.curve_data("accuracy")                      # steps without accuracy are left out
+    assert len(y) == 8 and x[0] == pytest.approx(0.4)
+    np.testing.assert_allclose(dash.curve_data("val_loss")[0], [1.0, 2.0])   # at each epoch's end
+    np.testing.assert_allclose(dash.curve_data("val_loss")[1], [0.5, 0.4])
+    np.testing.assert_allclose(dash.curve_data("epoch_loss")[1], dash.history["epoch_loss"])
+
+
+def test_gradient_bars_show_the_latest_norms():
+    now, model = [0.0], _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    dash = _widget_dashboard(now, model=model, grad_norms=True)
+    dash.step(loss=_one_step(model, opt).item())
+    svg = dash.static_svg()
+    latest = dash.history["grad_norms"][-1]
+    assert [bar.get_width() for bar in dash._bars] == [latest["0"], latest["2"]]
+    assert "0 (Linear)" in svg and "2 (Linear)" in svg and "gradient norm per layer (step 1)" in svg
+
+
+def test_static_picture_is_deterministic():
+    def run():
+        dash = TrainingDashboard(epochs=1, steps_per_epoch=3, mode="text", stream=io.StringIO(),
+                                 clock=lambda: 0.0)
+        for loss in (1.0, 0.5, 0.25):
+            dash.step(loss=loss, accuracy=0.5)
+        dash.epoch_end(val_loss=0.4)
+        return dash.static_svg()
+    first = run()
+    assert first.startswith("<?xml") and "<svg" in first and first == run()
+
+
+def test_auto_mode_is_text_outside_a_kernel_and_a_widget_inside(monkeypatch):
+    assert in_notebook() is False                       # pytest is no Jupyter kernel
+    assert TrainingDashboard(stream=io.StringIO()).mode == "text"
+    import IPython
+    monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(kernel=object()))
+    assert in_notebook() is True
+    shown = []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(("update", obj._repr_mimebundle_()))
+
+    def fake_display(obj, display_id=False):
+        shown.append(("display", obj._repr_mimebundle_()))
+        return Handle()
+
+    import IPython.display
+    monkeypatch.setattr(IPython.display, "display", fake_display)
+    dash = TrainingDashboard(epochs=1, steps_per_epoch=2, clock=lambda: 0.0)
+    assert dash.mode == "widget"
+    assert shown[0][0] == "display" and "application/vnd.jupyter.widget-view+json" in shown[0][1]
+    dash.step(loss=0.5)
+    dash.close()
+    # closing re-sends the output, so its static picture shows the finished curves
+    assert shown[1][0] == "update" and shown[1][1]["text/plain"] == repr(dash)
+    assert shown[1][1]["image/svg+xml"] != shown[0][1]["image/svg+xml"]
