@@ -7,11 +7,12 @@ and ``epoch_end`` after each epoch::
     for epoch in range(5):
         for xb, yb in loader:
             opt.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
+            out = model(xb)
+            loss = F.cross_entropy(out, yb)
             loss.backward()
             opt.step()
-            dash.step(loss=loss.item(), accuracy=(model_out.argmax(1) == yb).float().mean().item(),
-                      batch_size=len(xb))
+            accuracy = (out.argmax(1) == yb).float().mean().item()
+            dash.step(loss=loss.item(), accuracy=accuracy, batch_size=len(xb))
         dash.epoch_end(val_loss=..., val_accuracy=...)
     dash.close()
 

@@ -11,9 +11,9 @@ from learntorch.datasets import make_blobs
 from widgets.training_dashboard import TrainingDashboard
 
 
-def FakeClock():
+def frozen_clock():
     """A clock that stands still (the timing specs live in test_training_dashboard_timing.py)."""
-    return lambda: 0.0
+    return 0.0
 
 
 def _blobs():
@@ -58,7 +58,7 @@ def _model():
 
 
 def test_history_holds_every_step_and_epoch_that_was_logged(capsys):
-    dash = TrainingDashboard(epochs=3, steps_per_epoch=3, model=_model(), mode="text", clock=FakeClock())
+    dash = TrainingDashboard(epochs=3, steps_per_epoch=3, model=_model(), mode="text", clock=frozen_clock)
     logged = train(dash, epochs=3, batch_size=40)     # 96 samples: batches of 40, 40, 16
     printed = capsys.readouterr().out.splitlines()    # text mode writes to sys.stdout by default
     assert [line.split("  ")[0] for line in printed] == ["epoch 1/3", "epoch 2/3", "epoch 3/3"]
@@ -80,7 +80,7 @@ def test_history_holds_every_step_and_epoch_that_was_logged(capsys):
 
 
 def test_missing_values_are_none_and_extra_metrics_stay_aligned():
-    dash = TrainingDashboard(mode="text", clock=FakeClock(), stream=_Sink())
+    dash = TrainingDashboard(mode="text", clock=frozen_clock, stream=_Sink())
     dash.step(loss=1.0)
     dash.step(loss=0.5, lr=0.1)
     dash.step(loss=0.25)
@@ -95,7 +95,7 @@ def test_missing_values_are_none_and_extra_metrics_stay_aligned():
 
 
 def test_a_metric_name_the_dashboard_uses_is_refused_with_the_fix():
-    dash = TrainingDashboard(mode="text", clock=FakeClock(), stream=_Sink())
+    dash = TrainingDashboard(mode="text", clock=frozen_clock, stream=_Sink())
     with pytest.raises(ValueError, match="'val_loss' is a name the dashboard logs itself"):
         dash.step(loss=1.0, val_loss=2.0)
 
@@ -122,14 +122,14 @@ def test_reset_forgets_everything_and_restarts_the_clock():
 
 
 def test_repr_is_deterministic_and_says_where_training_is():
-    dash = TrainingDashboard(epochs=5, steps_per_epoch=100, mode="text", clock=FakeClock(), stream=_Sink())
+    dash = TrainingDashboard(epochs=5, steps_per_epoch=100, mode="text", clock=frozen_clock, stream=_Sink())
     assert repr(dash) == "TrainingDashboard(epoch 1/5, step 0/100)"
     for _ in range(40):
         dash.step(loss=0.12344)
     assert repr(dash) == "TrainingDashboard(epoch 1/5, step 40/100, loss 0.1234)"
     dash.epoch_end(val_loss=0.2)
     assert repr(dash) == "TrainingDashboard(epoch 2/5, step 0/100, loss 0.1234, val_loss 0.2000)"
-    free = TrainingDashboard(mode="text", clock=FakeClock(), stream=_Sink())
+    free = TrainingDashboard(mode="text", clock=frozen_clock, stream=_Sink())
     free.step(loss=math.pi)
     assert repr(free) == "TrainingDashboard(epoch 1, step 1, loss 3.1416)"
 

@@ -156,3 +156,9 @@ def test_auto_mode_is_text_outside_a_kernel_and_a_widget_inside(monkeypatch):
     # closing re-sends the output, so its static picture shows the finished curves
     assert shown[1][0] == "update" and shown[1][1]["text/plain"] == repr(dash)
     assert shown[1][1]["image/svg+xml"] != shown[0][1]["image/svg+xml"]
+
+
+def test_docstring_examples_run_as_written():
+    import doctest
+    result = doctest.testmod(dashboard_module)
+    assert result.failed == 0 and result.attempted >= 10
