@@ -200,8 +200,12 @@ def classify_runs(errors):
         # growing, and bigger than at the start: a converging run with momentum may swing
         # wider than its start for a while, but then it shrinks again
         diverges = ~finite | ((later > earlier) & (later > size[0]))
-    signs = np.sign(errors)
-    # a sign change is a step where the error crosses zero (exact zeros do not count)
+    # a sign change is a step where the error crosses zero; an error that lands exactly
+    # on zero (it can: 0.5 - 0.5) keeps the sign it had, so + 0 - still counts as a crossing
+    signs = np.sign(np.nan_to_num(errors))
+    steps_index = np.arange(len(signs)).reshape(-1, *[1] * (signs.ndim - 1))
+    last_nonzero = np.maximum.accumulate(np.where(signs != 0, steps_index, 0), axis=0)
+    signs = np.take_along_axis(signs, last_nonzero, axis=0)
     crossings = ((signs[1:] * signs[:-1]) < 0).sum(axis=0).max(axis=-1)
     classes = np.where(crossings >= 2, OSCILLATES, CONVERGES)
     classes[diverges] = DIVERGES
