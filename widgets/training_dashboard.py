@@ -27,6 +27,8 @@ wall time, and the curves (a matplotlib render, tens of milliseconds) at most
 that often and never more than ``PLOT_BUDGET`` of the time: a render that took
 30 ms is not repeated within the next 0.3 s.  Time comes from ``clock``
 (``time.perf_counter``); pass a fake clock to test ETA and throttling exactly.
+In a notebook, the end of each cell also redraws what the throttle skipped, so a cell
+that trains always leaves its final numbers on screen.
 """
 import io
 import math
@@ -153,9 +155,32 @@ class TrainingDashboard(Widget):
         self._figure = None
         self._handle = None
         self.reset()
-        if self.mode == "widget" and display:
-            from IPython.display import display as show
-            self._handle = show(self, display_id=True)
+        self._shell = None
+        if self.mode == "widget":
+            self._catch_cell_ends()
+            if display:
+                from IPython.display import display as show
+                self._handle = show(self, display_id=True)
+
+    def _catch_cell_ends(self):
+        """Redraw when a notebook cell finishes.  The throttle may have skipped the last
+        steps of a cell that trains (they came too soon after a redraw), and no step follows
+        to catch up until the next cell runs: IPython's post_run_cell event is that moment."""
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return
+        self._shell = get_ipython()
+        if self._shell is not None and hasattr(self._shell, "events"):
+            self._shell.events.register("post_run_cell", self._on_cell_end)
+        else:
+            self._shell = None
+
+    def _on_cell_end(self, result=None):
+        if self._view is not None and self._plotted != self._logged:
+            now = self.clock()
+            self._update_progress(now)
+            self._redraw_curves()
 
     # ---- state --------------------------------------------------------------------
 
@@ -171,6 +196,7 @@ class TrainingDashboard(Widget):
         self._start = self._last_draw = self._last_plot = self.clock()
         self._plot_cost = 0.0
         self._open_line = False   # a \r-updated line on a terminal that needs its newline
+        self._logged = self._plotted = 0   # calls logged in all / when the curves were drawn
 
     def step(self, loss, accuracy=None, batch_size=None, **metrics):
         """Log one training step (numbers or one-element tensors); redraws when it is time."""
@@ -183,6 +209,7 @@ class TrainingDashboard(Widget):
         if self.grad_norms:
             h["grad_norms"].append(layer_grad_norms(self.model))
         self.steps += 1
+        self._logged += 1
         self.step_in_epoch += 1
         self.samples += batch_size or 0
         now = self.clock()
@@ -215,6 +242,7 @@ class TrainingDashboard(Widget):
         h["epoch_step"].append(self.steps)
         self._log_extras(metrics, self._epoch_extras, len(h["epoch_step"]) - 1)
         self.epoch += 1
+        self._logged += 1
         self.step_in_epoch = 0
         self._draw(self.clock(), epoch_line=True)
 
@@ -241,6 +269,9 @@ class TrainingDashboard(Widget):
             return
         self._draw(self.clock(), final=True)
         self.closed = True
+        if self._shell is not None:
+            self._shell.events.unregister("post_run_cell", self._on_cell_end)
+            self._shell = None
         if self._handle is not None:  # the output keeps the finished curves as its static picture
             self._handle.update(self)
 
@@ -336,14 +367,18 @@ class TrainingDashboard(Widget):
             return
         self._update_progress(now)
         if final or now - self._last_plot >= max(self.redraw_every, self._plot_cost / PLOT_BUDGET):
-            # measured from the start of one render to the start of the next, the renders
-            # fill at most PLOT_BUDGET of the time
-            began = self.clock()
-            self._update_figure()
-            self._plot.value = self._render_png()
-            self.plot_redraws += 1
-            self._last_plot = began
-            self._plot_cost = self.clock() - began
+            self._redraw_curves()
+
+    def _redraw_curves(self):
+        # measured from the start of one render to the start of the next, the renders
+        # fill at most PLOT_BUDGET of the time
+        began = self.clock()
+        self._update_figure()
+        self._plot.value = self._render_png()
+        self.plot_redraws += 1
+        self._plotted = self._logged
+        self._last_plot = began
+        self._plot_cost = self.clock() - began
 
     def _write_text(self, now, epoch_line, final):
         """On a terminal: rewrite one line with \\r, keep a line per epoch.  Elsewhere (a log

@@ -162,3 +162,27 @@ def test_docstring_examples_run_as_written():
     import doctest
     result = doctest.testmod(dashboard_module)
     assert result.failed == 0 and result.attempted >= 10
+
+
+def test_curves_catch_up_when_a_notebook_cell_ends(monkeypatch):
+    import IPython
+    callbacks = {}
+    events = types.SimpleNamespace(register=lambda name, f: callbacks.setdefault(name, f),
+                                   unregister=lambda name, f: callbacks.pop(name))
+    monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(kernel=object(), events=events))
+    now = [0.0]
+    dash = TrainingDashboard(epochs=1, steps_per_epoch=4, display=False, clock=lambda: now[0])
+    image = dash.view().children[1]
+    now[0] = 1.0
+    dash.step(loss=1.0)                     # redraws: a second since the start
+    shown = bytes(image.value)
+    for loss in (0.5, 0.25):
+        dash.step(loss=loss)                # too soon after: throttled away
+    assert bytes(image.value) == shown and dash.plot_redraws == 1
+    callbacks["post_run_cell"](None)        # the cell that trained has finished
+    assert dash.plot_redraws == 2 and bytes(image.value) != shown
+    assert "3/4" in dash.view().children[0].children[1].value
+    callbacks["post_run_cell"](None)        # nothing new logged: nothing to draw
+    assert dash.plot_redraws == 2
+    dash.close()
+    assert callbacks == {}                  # a closed dashboard stops listening
