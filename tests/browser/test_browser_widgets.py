@@ -11,14 +11,19 @@ is saved as ``test-artifacts/browser/<NAME>.png``.
 The first section is plain ipywidgets (no learntorch): when it fails, the
 browser set-up is broken rather than a widget.
 """
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from jupyterlab_notebook import NotebookInLab
 
-# One server and one browser for the module, so the tests stay in one xdist worker
-# (`--dist loadgroup`); pytest-timeout ends a hung browser instead of the whole run.
+# One JupyterLab, one browser and one run of the notebook serve the whole module.  The
+# group mark keeps the tests in one xdist worker under `--dist loadgroup` (pytest 9.2
+# with xdist 3.8 ignores it: pytest-xdist issue 1386); under the default `--dist load`
+# consecutive tests usually share a worker, and if they are split each worker starts
+# its own server: slower, still correct.  pytest-timeout ends a hung browser.
 pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
 NOTEBOOK = "widgets_gallery.ipynb"
@@ -53,6 +58,21 @@ SECTIONS = [
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
 ]
+
+
+def test_the_gallery_has_a_section_for_every_public_widget():
+    # runs without a browser: a new widget cannot be added without its browser check
+    import widgets
+
+    tested = {section.name for section in SECTIONS}
+    # GraphView is what show_graph returns, not a widget of its own
+    assert set(widgets.__all__) - {"GraphView"} <= tested
+    notebook = json.loads((Path(__file__).parent / NOTEBOOK).read_text(encoding="utf-8"))
+    sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    for section in SECTIONS:
+        assert sum(f"# gallery: {section.name}\n" in s for s in sources) == 1, section.name
+    # stored without outputs, like every notebook of the course: the test makes them
+    assert all(not cell.get("outputs") for cell in notebook["cells"])
 
 
 @pytest.fixture(scope="module")
