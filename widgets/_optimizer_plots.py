@@ -35,6 +35,9 @@ def contour_levels(values, count=24):
     walls and none in the valley where the optimizers are.
     """
     finite = values[np.isfinite(values)]
+    if len(finite) == 0:
+        raise ValueError("the surface is not finite anywhere in its window (every value is "
+                         "inf or nan): check the function, or pass a window where it is defined")
     low, high = float(finite.min()), float(finite.max())
     span = high - low
     if span <= 0:
@@ -50,7 +53,8 @@ def draw_contours(ax, grid, surface):
     from matplotlib.colors import LogNorm
 
     xs, ys, values, levels = grid.xs, grid.ys, grid.values, grid.levels
-    shifted = np.clip(values - levels[0], levels[1] - levels[0], None)  # > 0 for the log colours
+    # > 0 for the log colours; points where the loss is not finite are left blank
+    shifted = np.ma.masked_invalid(np.clip(values - levels[0], levels[1] - levels[0], None))
     ax.contourf(xs, ys, shifted, levels=levels[1:] - levels[0], cmap="YlGnBu_r",
                 norm=LogNorm(), alpha=0.55, extend="both")
     ax.contour(xs, ys, shifted, levels=levels[1:] - levels[0], colors="#555555",
@@ -126,7 +130,7 @@ def _finish_loss_axes(ax, label, surface, last_step):
 
 
 def figure_png(figure, canvas=None):
-    """The figure's current Agg pixels as PNG bytes (fast settings: no re-render, low compression)."""
+    """The figure's current Agg pixels as PNG bytes (no re-render; fast, light compression)."""
     from PIL import Image
 
     canvas = canvas or figure.canvas

@@ -28,6 +28,8 @@ Example::
     >>> explorer.trajectories["Adam"].shape
     (11, 2)
 """
+import contextlib
+import html
 import inspect
 import time
 import types
@@ -151,19 +153,12 @@ class OptimizerRun:
             self._record(self._loss)
 
 
-class _quiet_overflow:
+@contextlib.contextmanager
+def _quiet_overflow():
     """Diverging runs overflow: no numpy warnings for that (the run is marked instead)."""
-
-    def __enter__(self):
-        self._errstate = np.errstate(all="ignore")
-        self._errstate.__enter__()
-        self._warnings = warnings.catch_warnings()
-        self._warnings.__enter__()
+    with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        self._warnings.__exit__(*exc)
-        return self._errstate.__exit__(*exc)
+        yield
 
 
 class ContourGrid:
@@ -208,6 +203,7 @@ class OptimizerExplorer(Widget):
                 self._checked_hyper(name, options))
         self._grids = {}  # surface key -> ContourGrid: contours are computed once per surface
         self.contour_plot = self.loss_plot = self.controls = None
+        self.last_redraw_seconds = None  # how long the last redraw of the live view took
         self._rebuild(self.selected)
 
     # ------------------------------------------------------------------ state
@@ -263,7 +259,7 @@ class OptimizerExplorer(Widget):
         self._refresh()
 
     def select(self, name, selected=True):
-        """Show (``True``) or hide an optimizer; a newly shown one catches up to the current step."""
+        """Show (``True``) or hide an optimizer; one newly shown catches up to the current step."""
         (name,) = self._check_names([name])
         chosen = set(self.selected) | {name} if selected else set(self.selected) - {name}
         self.selected = tuple(n for n in OPTIMIZERS if n in chosen)
@@ -275,7 +271,7 @@ class OptimizerExplorer(Widget):
         self._refresh()
 
     def set_surface(self, surface, *, condition_number=None, start=None, window=None):
-        """Descend another surface: learning rates take its defaults; runs replay to the current step."""
+        """Descend another surface: lrs take its defaults; runs replay to the current step."""
         if isinstance(surface, str) and surface in self._choices and surface not in SURFACES:
             surface = self._choices[surface]  # your own function, chosen again in the view
         new = make_surface(surface, condition_number=condition_number, start=start,
@@ -504,22 +500,32 @@ class OptimizerExplorer(Widget):
     def _handler(self, action, name):
         def handle(change):
             if not self.controls.syncing:
-                action(name, change["new"])
+                self._guarded(action, name, change["new"])
         return handle
+
+    def _guarded(self, action, *args):
+        """Run a control's action; a refused value is explained and the control set back."""
+        try:
+            action(*args)
+        except (ValueError, TypeError) as error:
+            self._sync_controls()
+            self.controls.status.value = (
+                _status_html(self) + "<br><span style='color: #b00020'>"
+                f"{html.escape(str(error))}</span>")
 
     def _on_surface(self, change):
         if not self.controls.syncing:
             condition = self.controls.condition_number.value if change["new"] == "quadratic" \
                 else None
-            self.set_surface(change["new"], condition_number=condition)
+            self._guarded(lambda: self.set_surface(change["new"], condition_number=condition))
 
     def _on_condition_number(self, change):
         if not self.controls.syncing and self.surface.name == "quadratic":
-            self.set_condition_number(change["new"])
+            self._guarded(self.set_condition_number, change["new"])
 
     def _on_play(self, change):
         if not self.controls.syncing:
-            self.goto(change["new"])
+            self._guarded(self.goto, change["new"])
 
     def _set_knob(self, name, value):
         knob = OPTIMIZERS[name].knob

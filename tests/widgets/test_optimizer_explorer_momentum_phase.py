@@ -85,7 +85,8 @@ def test_classify_runs_on_hand_made_errors():
                              (-0.9) ** steps,                 # shrinks, flipping sign
                              1.1 ** steps,                    # grows
                              np.where(steps > 20, np.inf, 1.0),  # overflows
-                             0.9 ** steps * np.rint(np.cos(np.pi / 2 * steps))], axis=1)  # +, 0, -, 0
+                             # +, 0, -, 0, +, ...: swings through exact zeros
+                             0.9 ** steps * np.rint(np.cos(np.pi / 2 * steps))], axis=1)
     assert classify_runs(np.repeat(errors, 2, axis=2)).tolist() == \
         [CONVERGES, OSCILLATES, DIVERGES, DIVERGES, OSCILLATES]
 

@@ -183,3 +183,27 @@ def test_every_control_has_a_description_or_tooltip(explorer):
         assert control.description, control
         assert control.tooltip, control
     assert len(c.selected) == len(OPTIMIZERS)
+
+
+def test_a_refused_value_is_explained_and_the_control_set_back(explorer):
+    c = explorer.controls
+    c.selected["Nesterov"].value = True
+    c.knob["Nesterov"].value = 0.0  # torch's rule: Nesterov needs a momentum
+    assert "Nesterov momentum requires a momentum" in c.status.value
+    assert explorer.hyper("Nesterov")["momentum"] == 0.9 and c.knob["Nesterov"].value == 0.9
+    c.step.click()  # the next action clears the message
+    assert "requires" not in c.status.value
+
+
+def test_a_surface_undefined_in_part_of_its_window_is_drawn_where_it_is_defined():
+    import warnings
+
+    explorer = OptimizerExplorer(lambda p: (p[0] + 1).sqrt() + p[1] ** 2, optimizers=["SGD"],
+                                 start=(1.0, 1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explorer.view()
+        svg = explorer.static_svg()
+    values = explorer.contour_grid().values
+    assert np.isnan(values).any() and np.isfinite(values).any()
+    assert "<path" in svg
