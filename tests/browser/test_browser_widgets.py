@@ -37,7 +37,6 @@ class Section:
     slider: str = None   # description of the slider to move (focus it, press ArrowRight)
     button: str = None   # text of the button to click
     run_cell: str = None  # marker of a cell to run again (training code updating a dashboard)
-    presses: int = 1     # ArrowRight presses or clicks
 
     def control(self):
         if self.slider is not None:
@@ -87,23 +86,33 @@ def test_every_gallery_cell_runs_without_an_error(gallery):
     assert gallery.errors() == [], "cells of the gallery raised (first source line, error)"
 
 
+def exactly(text):
+    """A pattern for an element whose whole text is ``text`` (spaces around it allowed)."""
+    return re.compile(rf"^\s*{re.escape(text)}\s*$")
+
+
+def the_one(locator, what):
+    count = locator.count()
+    assert count == 1, f"expected one {what}, found {count}"
+    return locator
+
+
 def use_control(gallery, area, section):
     """Change the section the way a learner would: keyboard on a slider, a click, a cell run."""
     page = gallery.page
     if section.run_cell is not None:
         gallery.run_cell(section.run_cell)
     elif section.slider is not None:
-        slider = area.locator(".widget-slider").filter(has_text=section.slider).first
-        handle = slider.locator(".noUi-handle")
-        handle.focus()
-        for _ in range(section.presses):
-            page.keyboard.press("ArrowRight")
+        label = page.locator(".widget-label", has_text=exactly(section.slider))
+        slider = the_one(area.locator(".widget-slider").filter(has=label),
+                         f"slider labelled {section.slider!r}")
+        slider.locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
     else:
         # by its text (an icon's CSS glyph would be part of the accessible name)
-        label = re.compile(rf"^\s*{re.escape(section.button)}\s*$")
-        button = area.locator("button").filter(has_text=label)
-        for _ in range(section.presses):
-            button.click()
+        button = the_one(area.locator("button").filter(has_text=exactly(section.button)),
+                         f"button {section.button!r}")
+        button.click()
 
 
 @pytest.mark.parametrize("section", SECTIONS, ids=str)
