@@ -74,7 +74,7 @@ def browser(chromium_executable):
 @pytest.fixture(scope="module")
 def page(browser):
     """A fresh page (its own context: cookies, storage) per test module."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1200})
     new_page = context.new_page()
     try:
         yield new_page
