@@ -400,8 +400,8 @@ The check compares your gradients with autograd's on the formula, and runs `grad
 """)
 
 ch.solution("02.1", points=3, hint=(
-    "t = x.clamp(0, 1); forward returns 3t² - 2t³ and saves t (or x); backward returns "
-    "grad_out * 6t(1 - t), which is already 0 outside [0, 1]"), source=r"""
+    "forward: clamp x into [0, 1] first, then the cubic, and save what backward will need; "
+    "backward: grad_out times the derivative (what is the derivative outside [0, 1]?)"), source=r"""
 class SmoothStep(torch.autograd.Function):
     # s(x) = 3x² - 2x³ on [0, 1], 0 below, 1 above
 
@@ -492,8 +492,8 @@ The check compares your function with the gradients the engine gives to `a` in `
 """)
 
 ch.solution("02.2", points=3, hint=(
-    "lead = grad.dim() - len(shape); sum dims range(lead) away, then sum (keepdim=True) over "
-    "the dims i where shape[i] == 1 and the gradient's size there is not 1"), source=r"""
+    "compare grad.dim() with len(shape): sum the extra leading dims away first, then look for "
+    "the 1s in shape"), source=r"""
 def sum_to_shape(grad, shape):
     # the gradient of a broadcast input: grad summed over the dims broadcasting added
     shape = tuple(shape)
@@ -531,8 +531,9 @@ with exercise("02.2"):
                                ((2, 3), (2, 3))]:       # nothing broadcast: grad unchanged
         g, expected = engine_gradient(shape, other_shape)
         check_close(sum_to_shape(g, shape), expected, name=f"sum_to_shape(g, {shape})", inputs={"g": g})
-    check_raises(sum_to_shape, (torch.ones(2, 3), (4,)), raises=RuntimeError,
-                 name="sum_to_shape (shape (4,) does not broadcast to (2, 3))")
+    # (4,) does not broadcast to (2, 3): that gradient cannot belong to that input
+    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (4,)}, raises=RuntimeError,
+                 name="sum_to_shape")
 """)
 
 ch.hidden_check("02.2", r"""
@@ -547,10 +548,10 @@ with exercise("02.2"):
     g, expected = engine_gradient((4, 1), (4, 3))
     check_close(sum_to_shape(g, torch.zeros(4, 1).shape), expected,
                 name="sum_to_shape(g, torch.Size([4, 1]))", inputs={"g": g})
-    check_raises(sum_to_shape, (torch.ones(2, 3), (1, 2, 3)), raises=RuntimeError,
-                 name="sum_to_shape (shape (1, 2, 3) has more dims than the gradient (2, 3))")
-    check_raises(sum_to_shape, (torch.ones(2, 3), (2, 2)), raises=RuntimeError,
-                 name="sum_to_shape (shape (2, 2) does not broadcast to (2, 3))")
+    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (1, 2, 3)}, raises=RuntimeError,
+                 name="sum_to_shape")                 # more dims than the gradient
+    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (2, 2)}, raises=RuntimeError,
+                 name="sum_to_shape")                 # 2 against 3: not broadcastable
 """)
 
 ch.markdown(r"""
