@@ -136,6 +136,7 @@ def figure_png(figure, canvas=None):
     canvas = canvas or figure.canvas
     width, height = canvas.get_width_height(physical=True)
     image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    image = image.convert("RGB")  # the background is opaque: alpha would only add bytes
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()

@@ -276,13 +276,10 @@ class OptimizerExplorer(Widget):
             surface = self._choices[surface]  # your own function, chosen again in the view
         new = make_surface(surface, condition_number=condition_number, start=start,
                            window=window)
-        self._choices[new.name] = new
-        self.surface = new
         defaults = self._default_hyper(new)
-        for name in OPTIMIZERS:
-            self._hyper[name]["lr"] = defaults[name]["lr"]
-        self._rebuild(self.selected, replay=True)
-        self._refresh(new_surface=True)
+        hyper = {name: dict(options, lr=defaults[name]["lr"])
+                 for name, options in self._hyper.items()}
+        self._switch(new, hyper)
 
     def set_condition_number(self, condition_number):
         """Reshape the quadratic bowl (hyperparameters kept: watch SGD's limit lr < 2/kappa)."""
@@ -291,10 +288,15 @@ class OptimizerExplorer(Widget):
                              f"explorer shows {self.surface.name!r}: set_surface('quadratic', "
                              f"condition_number={condition_number}) switches to it")
         angle = self.surface.options.get("angle", 0.0)
-        self.surface = make_surface(quadratic(condition_number, angle),
-                                    start=self.surface.start, window=self.surface.window)
-        self._choices["quadratic"] = self.surface
-        self._rebuild(self.selected, replay=True)
+        new = make_surface(quadratic(condition_number, angle), start=self.surface.start,
+                           window=self.surface.window)
+        self._switch(new, self._hyper)
+
+    def _switch(self, surface, hyper):
+        """Replay every run on another surface; nothing changes if one of them fails."""
+        runs = {name: self._replayed(name, hyper[name], surface) for name in self.selected}
+        self.surface, self._hyper, self.runs = surface, hyper, runs
+        self._choices[surface.name] = surface
         self._refresh(new_surface=True)
 
     @property
@@ -362,16 +364,17 @@ class OptimizerExplorer(Widget):
         return {name: dict(choice.options, lr=surface.learning_rates[name])
                 for name, choice in OPTIMIZERS.items()}
 
-    def _replayed(self, name, hyper):
-        run = OptimizerRun(self.surface, OPTIMIZERS[name].optimizer_class, hyper)
+    def _replayed(self, name, hyper, surface=None):
+        """A new run of ``name`` from the start, stepped to the current step."""
+        run = OptimizerRun(surface or self.surface, OPTIMIZERS[name].optimizer_class, hyper)
         for _ in range(self.step_count):
             run.step()
         return run
 
-    def _rebuild(self, names, replay=False):
-        self.runs = {name: (self._replayed(name, self._hyper[name]) if replay else
-                            OptimizerRun(self.surface, OPTIMIZERS[name].optimizer_class,
-                                         self._hyper[name]))
+    def _rebuild(self, names):
+        """Fresh runs at step 0."""
+        self.runs = {name: OptimizerRun(self.surface, OPTIMIZERS[name].optimizer_class,
+                                        self._hyper[name])
                      for name in names}
 
     # ------------------------------------------------------------------ pictures

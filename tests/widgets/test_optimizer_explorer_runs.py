@@ -205,3 +205,13 @@ def test_surface_and_condition_number_changes_replay_to_the_current_step():
     explorer.set_surface("beale")
     with pytest.raises(ValueError, match="condition_number only applies to the 'quadratic'"):
         explorer.set_condition_number(3)
+
+
+def test_a_surface_that_fails_changes_nothing():
+    explorer = OptimizerExplorer("saddle", optimizers=["SGD"])
+    explorer.step(4)
+    before = (repr(explorer), explorer.trajectories["SGD"], explorer.hyper("SGD"))
+    with pytest.raises(RuntimeError, match="must return a scalar tensor"):
+        explorer.set_surface(lambda p: p[0] * p)
+    assert (repr(explorer), explorer.hyper("SGD")) == (before[0], before[2])
+    np.testing.assert_array_equal(explorer.trajectories["SGD"], before[1])
