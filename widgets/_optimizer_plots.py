@@ -248,13 +248,22 @@ class LossPlot:
 
 
 def _rescale(ax, series, last_step):
-    """Limits that hold every finite, plottable value (a log axis needs positive ones)."""
-    values = np.concatenate([np.asarray(s, dtype=float) for s in series] or [np.zeros(0)])
+    """Limits that hold the plottable values (a log axis needs positive ones).
+
+    A run that is blowing up would squash every other line into the bottom of
+    the plot, so the top is capped at 10 000 times the highest starting value:
+    the diverging line leaves the plot, the others stay readable.
+    """
+    series = [np.asarray(s, dtype=float) for s in series]
+    values = np.concatenate(series or [np.zeros(0)])
     values = values[np.isfinite(values)]
     if ax.get_yscale() == "log":
         values = values[values > 0]
     if len(values):
         low, high = values.min(), values.max()
+        starts = np.abs([s[0] for s in series if len(s) and np.isfinite(s[0])])
+        if len(starts) and starts.max() > 0:
+            high = min(high, 1e4 * starts.max())
         if ax.get_yscale() == "log":
             low, high = low / 2, high * 2
         else:
