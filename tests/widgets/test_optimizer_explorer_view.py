@@ -152,6 +152,8 @@ def test_divergence_shows_in_the_legend_and_status():
     assert run.diverged_at is not None
     assert explorer.contour_plot.legend_labels == (f"SGD (diverged at step {run.diverged_at})",)
     assert "diverged: SGD" in explorer.controls.status.value
+    # the loss axis stops at 10^4 x the starting loss (x2 margin): the others stay readable
+    assert explorer.loss_plot.ax.get_ylim()[1] <= 2e4 * explorer.losses["SGD"][0]
 
 
 def test_phase_button_draws_the_diagram_for_the_quadratic(explorer):
