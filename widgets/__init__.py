@@ -21,6 +21,7 @@ _EXPORTS = {
     "GraphView": "graph",
     "BackpropStepper": "backprop_stepper",
     "OptimizerExplorer": "optimizer_explorer",
+    "momentum_phase_diagram": "optimizer_explorer",
     "TrainingDashboard": "training_dashboard",
     "TensorExplorer": "tensor_explorer",
 }
