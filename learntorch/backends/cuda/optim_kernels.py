@@ -1,0 +1,148 @@
+"""Fused optimizer updates on the GPU: SGD and Adam/AdamW, one thread per element.
+
+An optimizer step on cuda parameters written with array operations launches
+a dozen kernels for Adam (``adam.adam_update``: each whole-array ``*``, ``+``,
+``sqrt``... is one launch, one pass over memory and often one temporary).
+These kernels do the whole update of one element in registers: read the
+parameter, its gradient and its state once, write the new values once.
+
+They are the CPU fused kernels (``learntorch/optim/_kernels.py``) with the
+``for i in range(param.size)`` loop replaced by the GPU's threads, so the two
+files can be read side by side.  The arithmetic is the same, operation by
+operation, in the same order as torch's single-tensor code: each kernel's
+docstring names its CPU twin, whose docstring holds the formula.
+
+**Thread layout.**  Thread ``i = cuda.grid(1)`` updates element ``i`` of the
+parameter and of each state buffer; threads with ``i >= n`` do nothing.  No
+thread reads or writes another thread's element, so no synchronisation.
+
+**Contract.**  Arrays are flat, C-contiguous device arrays of one float dtype
+(float32 or float64), written in place (the gradient never); scalars arrive
+already cast to that dtype (``run`` does it), so float32 parameters are
+updated in float32 as on the CPU.  On a real GPU the compiler may fuse a
+multiply and an add into one instruction (FMA, rounded once), so results can
+differ from the CPU's in the last bit; in the simulator they are equal.
+"""
+import math
+
+import numpy as np
+
+from .array import CudaArray
+from .driver import launch, numba_cuda
+
+cuda = numba_cuda()
+
+
+@cuda.jit
+def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, nesterov, maximize,
+        first):
+    """``optim._kernels.sgd`` for element i; ``buf`` is a placeholder when momentum == 0."""
+    i = cuda.grid(1)
+    if i >= param.size:
+        return
+    g = -grad[i] if maximize else grad[i]
+    if weight_decay != 0:
+        g = g + weight_decay * param[i]
+    if momentum != 0:
+        if first:
+            b = g
+        else:
+            b = buf[i] * momentum
+            b = b + one_minus_dampening * g
+        buf[i] = b
+        if nesterov:
+            g = g + momentum * b
+        else:
+            g = b
+    param[i] = param[i] - lr * g
+
+
+@cuda.jit
+def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, lerp_weight,
+         lerp_complement, beta2, one_minus_beta2, bias_correction2_sqrt, eps, step_size,
+         amsgrad, maximize, decoupled):
+    """``optim._kernels.adam`` for element i (Adam, and AdamW when ``decoupled``).
+
+    ``max_exp_avg_sq`` is a placeholder without amsgrad.
+    """
+    i = cuda.grid(1)
+    if i >= param.size:
+        return
+    g = -grad[i] if maximize else grad[i]
+    p = param[i]
+    if weight_decay != 0:
+        if decoupled:
+            p = p * decay
+        else:
+            g = g + weight_decay * p
+    m = exp_avg[i]
+    if abs(lerp_weight) < 0.5:   # torch's lerp: the formula that is exact at its end
+        m = m + lerp_weight * (g - m)
+    else:
+        m = g - (g - m) * lerp_complement
+    exp_avg[i] = m
+    v = exp_avg_sq[i] * beta2
+    v = v + one_minus_beta2 * g * g
+    exp_avg_sq[i] = v
+    if amsgrad:
+        largest = max_exp_avg_sq[i]
+        if largest > v or largest != largest:  # torch.maximum: a nan wins
+            v = largest
+        max_exp_avg_sq[i] = v
+    denom = math.sqrt(v) / bias_correction2_sqrt + eps
+    param[i] = p + step_size * m / denom
+
+
+KERNELS = {"sgd": sgd, "adam": adam}
+# each kernel's scalar arguments, in order (a kernel launch takes no keyword arguments)
+SCALARS = {
+    "sgd": ("lr", "weight_decay", "momentum", "one_minus_dampening", "nesterov", "maximize",
+            "first"),
+    "adam": ("decay", "weight_decay", "lerp_weight", "lerp_complement", "beta2",
+             "one_minus_beta2", "bias_correction2_sqrt", "eps", "step_size", "amsgrad",
+             "maximize", "decoupled"),
+}
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_placeholders = {}
+
+
+def _placeholder(dtype):
+    """A one-element device array standing for a buffer the kernel will not touch."""
+    if dtype not in _placeholders:
+        _placeholders[dtype] = cuda.device_array(1, dtype)
+    return _placeholders[dtype]
+
+
+def run(name, *arrays, **scalars):
+    """Call kernel ``name`` ("sgd" or "adam") on CudaArrays (None: unused) and scalars.
+
+    The same call as ``optim._fused.run``: arrays in the kernel's order, every
+    float scalar cast to the parameter's dtype (bools stay bools).
+    """
+    param = arrays[0]
+    dtype = param.dtype
+    if dtype not in _FLOATS:
+        raise TypeError(f"the fused {name} kernel updates float32 or float64 parameters, got "
+                        f"{dtype}; keep the parameter in floating point")
+    flat = []
+    for a in arrays:
+        if a is None:
+            flat.append(_placeholder(dtype))
+            continue
+        if not isinstance(a, CudaArray):
+            raise RuntimeError(f"the fused {name} kernel runs on cuda arrays; got a "
+                               f"{type(a).__name__} -- every state buffer must be on the "
+                               "parameter's device")
+        if a.dtype != dtype or a.shape != param.shape or not a._is_c_contiguous():
+            raise RuntimeError(
+                f"the fused {name} kernel needs every array like the parameter ({param.shape}, "
+                f"{dtype}, C-contiguous); got {a.shape}, {a.dtype}, contiguous="
+                f"{a._is_c_contiguous()}: make it contiguous (.contiguous()) or of the same dtype")
+        flat.append(a._flat())
+    if sorted(scalars) != sorted(SCALARS[name]):
+        raise TypeError(f"the fused {name} kernel takes the scalars {SCALARS[name]}, got "
+                        f"{tuple(scalars)}")
+    cast = [v if isinstance(v, (bool, np.bool_)) else dtype.type(v)
+            for v in (scalars[k] for k in SCALARS[name])]
+    if param.size:
+        launch(KERNELS[name], param.size)(*flat, *cast)

@@ -1,0 +1,136 @@
+"""The fused SGD and Adam/AdamW kernels on the GPU match the CPU fused kernels, step after step.
+
+The oracle is ``learntorch.optim._fused.run`` on numpy copies: the CPU kernels,
+themselves checked bit for bit against the numpy updates, which match
+torch.optim step for step (``tests/optim``).  Each test runs several steps with
+a new gradient every step, so the momentum / moment buffers carry state.  In
+the simulator the GPU does the very same float operations: results must be
+equal.  A real GPU may fuse multiply-adds (one rounding instead of two): a
+last-bit tolerance there.
+"""
+import numpy as np
+import pytest
+
+from learntorch.backends.cuda import optim_kernels
+from learntorch.backends.cuda.array import CudaArray
+from learntorch.backends.cuda.driver import simulated
+from learntorch.optim import _fused
+
+N = 37  # two blocks of 32 simulated threads, the second one ragged
+STEPS = 3
+
+
+def _assert_same(gpu, cpu):
+    if simulated():
+        np.testing.assert_array_equal(gpu, cpu)
+    else:
+        tol = 1e-6 if cpu.dtype == np.float32 else 1e-14
+        np.testing.assert_allclose(gpu, cpu, rtol=tol, atol=tol)
+
+
+def _gradients(dtype, nan_at=None):
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal(N).astype(dtype) for _ in range(STEPS)]
+    if nan_at is not None:
+        grads[1][nan_at] = np.nan
+    return grads
+
+
+SGD_OPTIONS = [
+    dict(momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False),
+    dict(momentum=0.9, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False),
+    dict(momentum=0.9, dampening=0.3, weight_decay=0.1, nesterov=False, maximize=False),
+    dict(momentum=0.9, dampening=0.0, weight_decay=0.1, nesterov=True, maximize=False),
+    dict(momentum=0.5, dampening=0.2, weight_decay=0.05, nesterov=False, maximize=True),
+    dict(momentum=0.0, dampening=0.0, weight_decay=0.1, nesterov=False, maximize=True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", SGD_OPTIONS,
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items() if v))
+def test_sgd_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
+    options = dict(options)
+    dampening = options.pop("dampening")
+    cpu_param = np.random.default_rng(1).standard_normal(N).astype(dtype)
+    gpu_param = CudaArray.from_host(cpu_param)
+    cpu_buf, gpu_buf = np.empty(N, dtype), CudaArray.empty((N,), dtype)
+    with_buffer = options["momentum"] != 0
+    for step, grad in enumerate(_gradients(dtype)):
+        scalars = dict(options, lr=0.1, one_minus_dampening=1 - dampening, first=step == 0)
+        _fused.run("sgd", cpu_param, grad, cpu_buf if with_buffer else None, **scalars)
+        optim_kernels.run("sgd", gpu_param, CudaArray.from_host(grad),
+                          gpu_buf if with_buffer else None, **scalars)
+        _assert_same(gpu_param.copy_to_host(), cpu_param)
+        if with_buffer:
+            _assert_same(gpu_buf.copy_to_host(), cpu_buf)
+
+
+ADAM_OPTIONS = [
+    dict(weight_decay=0.0, amsgrad=False, maximize=False, decoupled=False),
+    dict(weight_decay=0.1, amsgrad=False, maximize=False, decoupled=False),   # Adam's L2
+    dict(weight_decay=0.1, amsgrad=False, maximize=False, decoupled=True),    # AdamW
+    dict(weight_decay=0.01, amsgrad=True, maximize=False, decoupled=True),
+    dict(weight_decay=0.0, amsgrad=True, maximize=True, decoupled=False),
+]
+
+
+def _adam_scalars(step, dtype, lr=1e-2, beta1=0.9, beta2=0.999, eps=1e-8, **options):
+    """What ``optim.Adam._update`` hands the fused kernel at ``step`` (1, 2, ...)."""
+    weight = dtype(1 - beta1)
+    return dict(decay=1 - lr * options["weight_decay"], lerp_weight=weight,
+                lerp_complement=1 - weight, beta2=beta2, one_minus_beta2=1 - beta2,
+                bias_correction2_sqrt=(1 - beta2 ** step) ** 0.5, eps=eps,
+                step_size=-(lr / (1 - beta1 ** step)), **options)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", ADAM_OPTIONS,
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items() if v) or "plain")
+def test_adam_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
+    cpu = [np.random.default_rng(2).standard_normal(N).astype(dtype)] + [
+        np.zeros(N, dtype) for _ in range(3 if options["amsgrad"] else 2)]
+    gpu = [CudaArray.from_host(a) for a in cpu]
+    for step, grad in enumerate(_gradients(dtype), start=1):
+        scalars = _adam_scalars(step, dtype, **options)
+        extra = [] if options["amsgrad"] else [None]
+        _fused.run("adam", cpu[0], grad, *cpu[1:], *extra, **scalars)
+        optim_kernels.run("adam", gpu[0], CudaArray.from_host(grad), *gpu[1:], *extra, **scalars)
+        for g, c in zip(gpu, cpu):  # parameter, exp_avg, exp_avg_sq (, max_exp_avg_sq)
+            _assert_same(g.copy_to_host(), c)
+
+
+def test_amsgrad_keeps_a_nan_as_torch_maximum_does():
+    # a nan gradient makes exp_avg_sq nan; torch.maximum propagates nan into the running max
+    cpu = [np.ones(N, np.float32)] + [np.zeros(N, np.float32) for _ in range(3)]
+    gpu = [CudaArray.from_host(a) for a in cpu]
+    options = dict(weight_decay=0.0, amsgrad=True, maximize=False, decoupled=False)
+    for step, grad in enumerate(_gradients(np.float32, nan_at=5), start=1):
+        scalars = _adam_scalars(step, np.float32, **options)
+        _fused.run("adam", cpu[0], grad, *cpu[1:], **scalars)
+        optim_kernels.run("adam", gpu[0], CudaArray.from_host(grad), *gpu[1:], **scalars)
+    max_sq = gpu[3].copy_to_host()
+    assert np.isnan(max_sq[5]) and np.isfinite(np.delete(max_sq, 5)).all()
+    for g, c in zip(gpu, cpu):
+        _assert_same(g.copy_to_host(), c)
+
+
+def test_the_gradient_is_never_written():
+    grad = CudaArray.from_host(np.arange(N, dtype=np.float32))
+    optim_kernels.run("sgd", CudaArray.from_host(np.ones(N, np.float32)), grad, None, lr=0.1,
+                      weight_decay=0.1, momentum=0.0, one_minus_dampening=1.0, nesterov=False,
+                      maximize=True, first=False)
+    np.testing.assert_array_equal(grad.copy_to_host(), np.arange(N, dtype=np.float32))
+
+
+def test_mismatched_state_is_refused_with_the_fix():
+    param = CudaArray.from_host(np.ones(N, np.float32))
+    grad = CudaArray.from_host(np.ones(N, np.float32))
+    sgd = dict(lr=0.1, weight_decay=0.0, momentum=0.9, one_minus_dampening=1.0, nesterov=False,
+               maximize=False, first=True)
+    with pytest.raises(RuntimeError, match=r"\(37,\), float32.*float64"):
+        optim_kernels.run("sgd", param, grad, CudaArray.empty((N,), np.float64), **sgd)
+    with pytest.raises(RuntimeError, match="on cuda arrays.*ndarray"):
+        optim_kernels.run("sgd", param, np.ones(N, np.float32), None, **sgd)
+    with pytest.raises(TypeError, match="float32 or float64.*int64"):
+        optim_kernels.run("sgd", CudaArray.from_host(np.ones(N, np.int64)), grad, None, **sgd)
