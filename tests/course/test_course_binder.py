@@ -71,3 +71,24 @@ def test_repo2docker_builds_graphviz_the_requirements_and_runs_postbuild():
     assert dockerfile.index('-r "binder/requirements.txt"') < dockerfile.index("./binder/postBuild")
     assert 'R2D_ENTRYPOINT="${REPO_DIR}/binder/start"' in dockerfile
     assert "Building conda environment for python=3.11" in dockerfile
+
+
+def test_the_readme_launches_every_chapter_on_binder():
+    from course.notebook import chapter_sources
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Run it on Binder"):]
+    chapters = [p.name for p in chapter_sources(ROOT / "course" / "solutions")]
+    assert chapters, "no chapter sources in course/solutions"
+    for name in chapters:
+        link = f"https://mybinder.org/v2/gh/learntorch/learntorch/HEAD?urlpath=lab/tree/chapters/{name}"
+        assert link in section, f"README's Binder section has no launch link for {name}"
+    assert "badge_logo.svg" in section
+
+
+def test_the_readme_tells_instructors_how_to_release_and_grade():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## For instructors"):]
+    for words in ("learntorch-course release course/solutions chapters",
+                  "learntorch-course grade --source course/solutions", "gradebook.csv",
+                  "--timeout", "hidden check", "feedback"):
+        assert words in section, f"README's instructor section lacks {words!r}"
