@@ -196,8 +196,8 @@ $f'(x)$ as a number. Use plain arithmetic, not autograd: the check computes auto
 """)
 
 ch.solution("00.1", points=1, hint=(
-    "differentiate term by term: the derivative of x**n is n * x**(n - 1), "
-    "of 4 * x it is 4, of a constant 0"), source=r"""
+    "differentiate term by term with the power rule (x**n becomes n * x**(n - 1)); "
+    "a constant term disappears"), source=r"""
 def df_dx(x):
     # f(x) = x**3 - 4*x + 1, differentiated by hand
     ### BEGIN SOLUTION
