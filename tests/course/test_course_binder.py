@@ -81,7 +81,8 @@ def test_the_readme_launches_every_chapter_on_binder():
     assert chapters, "no chapter sources in course/solutions"
     for name in chapters:
         link = f"https://mybinder.org/v2/gh/learntorch/learntorch/HEAD?urlpath=lab/tree/chapters/{name}"
-        assert link in section, f"README's Binder section has no launch link for {name}"
+        assert link in section, (f"README's Binder section has no launch link for {name}; add "
+                                 f"the row | {name[:2]} ... | [open on Binder]({link}) |")
     assert "badge_logo.svg" in section
 
 
