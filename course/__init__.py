@@ -1,5 +1,11 @@
 """The teaching machinery of learntorch: exercise checks used inside chapters,
 the learner release of the instructor sources, and grading with nbval.
 
+- ``course.checks``    the helpers check cells call (specific feedback; metadata format)
+- ``course.notebook``  reading chapter sources and their exercise marks
+- ``course.release``   learner copies: solutions stubbed, hidden checks removed
+- ``course.grade``     grading submissions with nbval, per exercise
+- ``course.gradebook`` gradebook.csv / gradebook.json and learner feedback files
+
 The command line is ``learntorch-course`` (``learntorch-course --help``).
 """
