@@ -23,14 +23,15 @@ terminal, one line per epoch in a log file).
 
 Why it stays cheap: drawing is *throttled*.  ``step`` only appends numbers to
 lists; the progress line is redrawn at most every ``redraw_every`` seconds of
-wall time, and the curves (a matplotlib render, tens of milliseconds) at most
-that often and never more than ``PLOT_BUDGET`` of the time: a render that took
-30 ms is not repeated within the next 0.3 s.  Time comes from ``clock``
+wall time, and the curves at most that often and never more than ``PLOT_BUDGET``
+of the time: a render that took 30 ms is not repeated within the next 0.3 s.
+The curves are SVG text written here (``widgets._svg_chart``), a millisecond or
+two even for thousands of steps, and the browser draws them; the same SVG is the
+static picture an exported notebook keeps.  Time comes from ``clock``
 (``time.perf_counter``); pass a fake clock to test ETA and throttling exactly.
 In a notebook, the end of each cell also redraws what the throttle skipped, so a cell
 that trains always leaves its final numbers on screen.
 """
-import io
 import math
 import sys
 import time
@@ -38,7 +39,7 @@ from html import escape
 
 import numpy as np
 
-from ._base import Widget, figure_to_svg
+from ._base import Widget
 
 PLOT_BUDGET = 0.1   # the curves may take at most this fraction of the wall time
 
@@ -152,7 +153,6 @@ class TrainingDashboard(Widget):
         self.stream = sys.stdout if stream is None else stream
         self.clock, self.redraw_every = clock, redraw_every
         self.set_smoothing(smoothing)
-        self._figure = None
         self._handle = None
         self.reset()
         self._shell = None
@@ -260,8 +260,7 @@ class TrainingDashboard(Widget):
             raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
         self.smoothing = float(smoothing)
         if self._view is not None:
-            self._update_figure()
-            self._plot.value = self._render_png()
+            self._show_picture()
 
     def close(self):
         """Final redraw (and a final newline in text mode); leaves the finished picture behind."""
@@ -373,8 +372,7 @@ class TrainingDashboard(Widget):
         # measured from the start of one render to the start of the next, the renders
         # fill at most PLOT_BUDGET of the time
         began = self.clock()
-        self._update_figure()
-        self._plot.value = self._render_png()
+        self._show_picture()
         self.plot_redraws += 1
         self._plotted = self._logged
         self._last_plot = began
@@ -402,78 +400,71 @@ class TrainingDashboard(Widget):
         self._bar.value = min(self.steps, self._bar.max)
         self._status.value = f"<code>{escape(self.progress_line(now))}</code>"
 
-    # the curves: one matplotlib Figure built once; a redraw only moves line data
+    # the curves: SVG text written here (widgets._svg_chart), a millisecond or two per redraw
 
-    def _build_figure(self):
-        from matplotlib.figure import Figure
-
-        panels = 3 if self.grad_norms else 2
-        # a fixed layout: "constrained" would re-solve the layout on every render (+50% time)
-        figure = Figure(figsize=(4.0 * panels, 3.2))
-        figure.subplots_adjust(left=0.07, right=0.97, bottom=0.16, top=0.9, wspace=0.35 + 0.1 * (panels - 2))
-        axes = figure.subplots(1, panels)
-        self._lines = {}
-        for ax, metric in zip(axes, ("loss", "accuracy")):
-            ax.set_title(metric)
-            ax.set_xlabel("epoch" if self.steps_per_epoch else "step")
-            ax.grid(alpha=0.3)
-            self._lines[metric] = ax.plot([], [], color="C0", alpha=0.25, lw=1, label="train (step)")[0]
-            self._lines[metric + "_smooth"] = ax.plot([], [], color="C0", lw=1.8, label="train (smoothed)")[0]
-            self._lines["epoch_" + metric] = ax.plot([], [], "o-", color="C1", label="train (epoch)")[0]
-            self._lines["val_" + metric] = ax.plot([], [], "s-", color="C2", label="validation")[0]
-        axes[0].legend(fontsize=7, loc="upper right")  # the same four lines on both panels
-        self._axes = axes
-        if self.grad_norms:
-            ax = axes[2]
-            self._layers = list(layer_grad_norms(self.model))
-            kinds = {name: type(module).__name__ for name, module in self.model.named_modules()}
-            labels = [f"{layer} ({kinds[layer]})" if layer in kinds else layer for layer in self._layers]
-            self._bars = ax.barh(range(len(self._layers)), [0.0] * len(self._layers), height=0.6, color="C3")
-            ax.set_yticks(range(len(self._layers)), labels, fontsize=8)
-            ax.invert_yaxis()
-            ax.set_title("gradient norm per layer")
-            ax.set_xlabel("||grad||")
-        self._figure = figure
-
-    def _update_figure(self):
-        if self._figure is None:
-            self._build_figure()
+    def _curves(self):
+        """Every plotted line as ``name -> (x, y)``: x in epochs (steps when the epoch length
+        is unknown), steps or epochs without a value left out."""
         h = self.history
         scale = self.steps_per_epoch or 1
         x_step = np.arange(1, self.steps + 1) / scale
         x_epoch = np.asarray(h["epoch_step"], dtype=float) / scale
-        for ax, metric in zip(self._axes, ("loss", "accuracy")):
+        curves = {}
+        for metric in ("loss", "accuracy"):
             values = np.array([np.nan if v is None else v for v in h[metric]], dtype=float)
             known = ~np.isnan(values)
-            self._lines[metric].set_data(x_step[known], values[known])
-            self._lines[metric + "_smooth"].set_data(x_step[known], smoothed(values[known], self.smoothing))
+            curves[metric] = (x_step[known], values[known])
+            curves[metric + "_smooth"] = (x_step[known], smoothed(values[known], self.smoothing))
             for key in ("epoch_" + metric, "val_" + metric):
                 ys = np.array([np.nan if v is None else v for v in h[key]], dtype=float)
-                self._lines[key].set_data(x_epoch[~np.isnan(ys)], ys[~np.isnan(ys)])
-            ax.relim()
-            ax.autoscale_view()
-        if self.grad_norms and h["grad_norms"]:
-            latest = h["grad_norms"][-1]
-            for bar, layer in zip(self._bars, self._layers):
-                bar.set_width(latest.get(layer, 0.0))
-            self._axes[2].set_xlim(0, max(max(latest.values(), default=0.0) * 1.15, 1e-12))
-            self._axes[2].set_title(f"gradient norm per layer (step {self.steps})")
+                curves[key] = (x_epoch[~np.isnan(ys)], ys[~np.isnan(ys)])
+        return curves
 
-    def _render_png(self):
-        buffer = io.BytesIO()
-        self._figure.savefig(buffer, format="png", dpi=72)
-        return buffer.getvalue()
+    def _layer_labels(self):
+        """``[(layer name, "name (Linear)"), ...]`` for the gradient bars, in the model's order."""
+        kinds = {name: type(module).__name__ for name, module in self.model.named_modules()}
+        return [(layer, f"{layer} ({kinds[layer]})" if layer in kinds else layer)
+                for layer in layer_grad_norms(self.model)]
+
+    def _render_svg(self):
+        """The picture: loss and accuracy panels (and the gradient bars), as SVG text."""
+        from ._svg_chart import C0, C1, C2, BarChart, Line, LineChart, svg_document
+
+        curves = self._curves()
+        xlabel = "epoch" if self.steps_per_epoch else "step"
+        panels = []
+        for metric in ("loss", "accuracy"):
+            lines = [Line(metric, *curves[metric], C0, width=1, opacity=0.25, label="train (step)"),
+                     Line(metric + "_smooth", *curves[metric + "_smooth"], C0, width=1.8,
+                          label="train (smoothed)"),
+                     Line("epoch_" + metric, *curves["epoch_" + metric], C1, marker="o",
+                          label="train (epoch)"),
+                     Line("val_" + metric, *curves["val_" + metric], C2, marker="s",
+                          label="validation")]
+            # the same four lines on both panels: one legend is enough
+            panels.append(LineChart(metric, xlabel, lines, width=380, height=260,
+                                    legend=metric == "loss"))
+        if self.grad_norms:
+            latest = self.history["grad_norms"][-1] if self.history["grad_norms"] else {}
+            bars = [(label, latest.get(layer, 0.0)) for layer, label in self._layer_labels()]
+            title = (f"gradient norm per layer (step {self.steps})" if latest
+                     else "gradient norm per layer")
+            panels.append(BarChart(title, "||grad||", bars, width=380, height=260))
+        return svg_document(panels)
+
+    def _show_picture(self):
+        from ._svg_fit import fit_width
+
+        self._plot.value = fit_width(self._render_svg())   # shrinks to a narrow output area
 
     def curve_data(self, name):
         """``(x, y)`` arrays of one plotted line, e.g. ``"loss"``, ``"loss_smooth"``, ``"val_accuracy"``."""
-        self._update_figure()
-        x, y = self._lines[name].get_data()
+        x, y = self._curves()[name]
         return np.asarray(x), np.asarray(y)
 
     def static_svg(self):
         """The curves (and gradient bars) of everything logged so far."""
-        self._update_figure()
-        return figure_to_svg(self._figure)
+        return self._render_svg()
 
     def _build_view(self):
         import ipywidgets as w
@@ -481,12 +472,11 @@ class TrainingDashboard(Widget):
         self._bar = w.IntProgress(value=0, min=0, max=1, description="progress",
                                   tooltip="steps done out of epochs x steps_per_epoch")
         self._status = w.HTML()
-        self._plot = w.Image(format="png")
+        self._plot = w.HTML(layout=w.Layout(width="100%"))
         self._smoothing = w.FloatSlider(value=self.smoothing, min=0.0, max=0.99, step=0.01,
                                         description="smoothing", continuous_update=False,
                                         tooltip="exponential smoothing of the per-step curves")
         self._smoothing.observe(lambda change: self.set_smoothing(change["new"]), names="value")
         self._update_progress(self.clock())
-        self._update_figure()
-        self._plot.value = self._render_png()
+        self._show_picture()
         return w.VBox([w.HBox([self._bar, self._status]), self._plot, self._smoothing])

@@ -108,9 +108,9 @@ def test_curves_take_at_most_their_share_of_the_time():
 
     def slow_render():                            # a render that costs 62.5 ms of (fake) wall time
         now[0] += render_seconds
-        return b"png"
+        return "<svg/>"
 
-    dash._render_png = slow_render
+    dash._render_svg = slow_render
     for _ in range(400):
         now[0] += 0.125
         dash.step(loss=1.0)

@@ -3,6 +3,7 @@ the static picture, and how it decides between a widget and a text line."""
 import io
 import math
 import types
+import xml.etree.ElementTree as ET
 
 import ipywidgets as w
 import numpy as np
@@ -13,6 +14,9 @@ from learntorch import nn
 import learntorch.nn.functional as F
 import widgets.training_dashboard as dashboard_module
 from widgets.training_dashboard import TrainingDashboard, in_notebook, layer_grad_norms, smoothed
+
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _model():
@@ -60,17 +64,17 @@ def test_live_view_progress_bar_status_and_image_follow_training():
     dash = _widget_dashboard(now, model=model, grad_norms=True)
     box = dash.view()
     (bar, status), image, smoothing = box.children[0].children, box.children[1], box.children[2]
-    assert isinstance(bar, w.IntProgress) and isinstance(image, w.Image) and isinstance(smoothing, w.FloatSlider)
+    assert isinstance(bar, w.IntProgress) and isinstance(image, w.HTML) and isinstance(smoothing, w.FloatSlider)
     assert (bar.value, bar.max) == (0, 10)
-    first_png = bytes(image.value)               # ipywidgets hands the bytes back as a memoryview
-    assert first_png.startswith(b"\x89PNG")
+    first_picture = image.value
+    assert first_picture.startswith("<svg") and 'width="100%"' in first_picture   # fits the output
     for _ in range(3):
         now[0] += 0.5
         dash.step(loss=_one_step(model, opt).item(), batch_size=16)
     assert bar.value == 3
     # 7 steps left at 0.5 s each: 3.5 s, shown rounded
     assert "[############........] 3/5" in status.value and "ETA 0:04" in status.value
-    assert bytes(image.value) != first_png and dash.plot_redraws == 3
+    assert image.value != first_picture and dash.plot_redraws == 3
 
 
 def test_smoothing_slider_redraws_the_smoothed_curve():
@@ -81,9 +85,9 @@ def test_smoothing_slider_redraws_the_smoothed_curve():
     losses = [1.0, 3.0, 2.0, 0.5, 0.25]
     for loss in losses:
         dash.step(loss=loss)
-    before = bytes(image.value)
+    before = image.value
     slider.value = 0.5
-    assert dash.smoothing == 0.5 and bytes(image.value) != before
+    assert dash.smoothing == 0.5 and image.value != before
     x, y = dash.curve_data("loss_smooth")
     np.testing.assert_allclose(y, smoothed(losses, 0.5))
     np.testing.assert_allclose(x, np.arange(1, 6) / 5)       # x in epochs: step / steps_per_epoch
@@ -107,6 +111,53 @@ def test_curves_plot_the_history():
     np.testing.assert_allclose(dash.curve_data("epoch_loss")[1], dash.history["epoch_loss"])
 
 
+def test_the_svg_draws_each_curve_where_its_data_is():
+    # the picture is hand-written SVG: each line is a group data-series=NAME; its points
+    # must be the curve's data mapped by one affine map per panel (x and y separately)
+    now = [0.0]
+    dash = _widget_dashboard(now)
+    for e in range(2):
+        for k in range(5):
+            dash.step(loss=1.0 / (1 + k + 5 * e) + 0.1 * (k % 2), accuracy=0.1 * k, batch_size=2)
+        dash.epoch_end(val_loss=0.5 - 0.1 * e)
+    root = ET.fromstring(dash.static_svg())
+    panels = {g.find(f"{SVG}text").text: g for g in root.findall(f"{SVG}g")}
+    assert set(panels) == {"loss", "accuracy"}
+    for metric, panel in panels.items():
+        for name in (metric, metric + "_smooth"):
+            x, y = dash.curve_data(name)
+            line = panel.find(f".//{SVG}g[@data-series='{name}']/{SVG}polyline")
+            points = np.array([p.split(",") for p in line.get("points").split()], dtype=float)
+            assert len(points) == len(x)
+            for data, pixels in ((x, points[:, 0]), (y, points[:, 1])):
+                scale, offset = np.polyfit(data, pixels, 1)
+                np.testing.assert_allclose(pixels, scale * data + offset, atol=0.1)  # 0.1: rounding
+                assert (scale < 0) == (data is y)                # SVG's y axis points down
+        texts = {t.text for t in panel.iter(f"{SVG}text")}
+        assert "epoch" in texts                                  # the x axis label
+    markers = panels["loss"].findall(f".//{SVG}g[@data-series='val_loss']/{SVG}rect")
+    assert len(markers) == 2                                     # one square per validation
+    legend = {t.text for t in panels["loss"].iter(f"{SVG}text")}
+    assert {"train (step)", "train (smoothed)", "train (epoch)", "validation"} <= legend
+
+
+def test_a_long_run_is_drawn_with_a_bounded_number_of_points():
+    now = [0.0]
+    dash = _widget_dashboard(now)
+    losses = np.abs(np.sin(np.arange(20_000) / 50.0))
+    losses[12_345] = 5.0                                          # a spike must stay visible
+    for loss in losses:
+        dash.step(loss=float(loss))
+    root = ET.fromstring(dash.static_svg())
+    line = root.find(f".//{SVG}g[@data-series='loss']/{SVG}polyline")
+    points = np.array([p.split(",") for p in line.get("points").split()], dtype=float)
+    assert len(points) <= 2 * 400                                # about 2 per pixel of width
+    # y pixels grow downward; the losses go from 0 to 1, the spike to 5: drawn five times
+    # as far above the lowest point as the highest of the others
+    heights = np.sort(points[:, 1].max() - points[:, 1])
+    assert heights[-1] / heights[-2] == pytest.approx(5.0, rel=0.01)
+
+
 def test_gradient_bars_show_the_latest_norms():
     now, model = [0.0], _model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -114,7 +165,10 @@ def test_gradient_bars_show_the_latest_norms():
     dash.step(loss=_one_step(model, opt).item())
     svg = dash.static_svg()
     latest = dash.history["grad_norms"][-1]
-    assert [bar.get_width() for bar in dash._bars] == [latest["0"], latest["2"]]
+    bars = ET.fromstring(svg).findall(f".//{SVG}g[@data-series='bars']/{SVG}rect")
+    assert [float(bar.get("data-value")) for bar in bars] == [latest["0"], latest["2"]]
+    widths = [float(bar.get("width")) for bar in bars]      # drawn to scale from 0
+    assert widths[0] / widths[1] == pytest.approx(latest["0"] / latest["2"], rel=0.02)
     assert "0 (Linear)" in svg and "2 (Linear)" in svg and "gradient norm per layer (step 1)" in svg
 
 
@@ -127,7 +181,8 @@ def test_static_picture_is_deterministic():
         dash.epoch_end(val_loss=0.4)
         return dash.static_svg()
     first = run()
-    assert first.startswith("<?xml") and "<svg" in first and first == run()
+    assert first.startswith("<svg") and first == run()
+    ET.fromstring(first)                                     # well-formed XML, on its own
 
 
 def test_auto_mode_is_text_outside_a_kernel_and_a_widget_inside(monkeypatch):
@@ -175,12 +230,12 @@ def test_curves_catch_up_when_a_notebook_cell_ends(monkeypatch):
     image = dash.view().children[1]
     now[0] = 1.0
     dash.step(loss=1.0)                     # redraws: a second since the start
-    shown = bytes(image.value)
+    shown = image.value
     for loss in (0.5, 0.25):
         dash.step(loss=loss)                # too soon after: throttled away
-    assert bytes(image.value) == shown and dash.plot_redraws == 1
+    assert image.value == shown and dash.plot_redraws == 1
     callbacks["post_run_cell"](None)        # the cell that trained has finished
-    assert dash.plot_redraws == 2 and bytes(image.value) != shown
+    assert dash.plot_redraws == 2 and image.value != shown
     assert "3/4" in dash.view().children[0].children[1].value
     callbacks["post_run_cell"](None)        # nothing new logged: nothing to draw
     assert dash.plot_redraws == 2
