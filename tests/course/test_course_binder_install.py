@@ -1,7 +1,8 @@
 """An emulated Binder build: a fresh virtual environment from binder/requirements.txt,
 then binder/postBuild, then chapter 00 run top to bottom in it.
 
-A full pip install (minutes, even from pip's cache), so it runs only when asked:
+A full pip install (minutes, even from pip's cache), so it runs in CI (``CI`` set,
+as ``.ci/run`` is) and otherwise only when asked:
 
     LEARNTORCH_BINDER_INSTALL=1 python -m pytest tests/course/test_course_binder_install.py
 """
@@ -18,8 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.binder_install,
-    pytest.mark.skipif(os.environ.get("LEARNTORCH_BINDER_INSTALL") != "1",
-                       reason="a full pip install; set LEARNTORCH_BINDER_INSTALL=1 to run it"),
+    pytest.mark.skipif(os.environ.get("LEARNTORCH_BINDER_INSTALL") != "1"
+                       and not os.environ.get("CI"),
+                       reason="a full pip install (about 4 minutes); CI runs it, "
+                              "LEARNTORCH_BINDER_INSTALL=1 runs it here"),
 ]
 
 
