@@ -120,6 +120,8 @@ class Tensor:
 
     def storage_offset(self):
         """Elements between the start of the storage and this tensor's first element."""
+        if self._device is not CPU:
+            return self._data._offset
         root = self._data if self._data.base is None else _root_array(self._data)
         start = self._data.__array_interface__["data"][0]
         base = root.__array_interface__["data"][0]
@@ -133,6 +135,8 @@ class Tensor:
         return flat
 
     def data_ptr(self):
+        if self._device is not CPU:
+            return self._data.data_ptr()
         return self._data.__array_interface__["data"][0]
 
     def is_contiguous(self, memory_format=None):
@@ -329,12 +333,16 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, force=False):
+        if self._device is not CPU:
+            _refuse_numpy(self)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._device is not CPU:
+            _refuse_numpy(self)
         if dtype is None:
             return self._data
         return self._data.astype(dtype)
@@ -405,21 +413,31 @@ class Tensor:
         return (_rebuild, (self._data, self._requires_grad))
 
 
+def _refuse_numpy(t):
+    raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() "
+                    "to copy the tensor to host memory first.")
+
+
 def _rebuild(array, requires_grad):
     return Tensor._wrap(array, requires_grad)
 
 
 def _init_from_array(t, array):
+    device = CPU
     if array.__class__ is not np.ndarray:
-        # numpy ufuncs return scalars for 0-d inputs; a tensor always holds a real
-        # (writable, viewable) array, or in-place ops on 0-d results would fail
-        array = np.asarray(array)
+        # a device array (learntorch.backends.cuda.CudaArray) says where it lives
+        device = getattr(array, "tensor_device", None)
+        if device is None:
+            # numpy ufuncs return scalars for 0-d inputs; a tensor always holds a real
+            # (writable, viewable) array, or in-place ops on 0-d results would fail
+            array = np.asarray(array)
+            device = CPU
     t._data = array
     try:
         t._dtype = _NUMPY_TO_DTYPE[array.dtype]
     except KeyError:
         t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
-    t._device = CPU
+    t._device = device
     t._requires_grad = False
     t._grad_fn = None
     t._version_counter = [0]

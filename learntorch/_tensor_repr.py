@@ -198,7 +198,7 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t):
-    a = t._data
+    a = t._data if t.device.type == "cpu" else t._data.copy_to_host()  # printing reads the values
     # subclasses other than Parameter print their class name, as torch does
     name = type(t).__name__
     prefix = "tensor(" if name in ("Tensor", "Parameter") else f"{name}("

@@ -323,9 +323,9 @@ def _accumulate_grad(tensor, g, create_graph):
         if create_graph:
             tensor._grad = g
         elif tensor._data.flags.c_contiguous:
-            # .grad gets its own contiguous memory, like the leaf (a plain numpy copy:
-            # nothing about this copy needs recording)
-            tensor._grad = g._wrap(np.array(g._data, order="C"))
+            # .grad gets its own contiguous memory, like the leaf (a plain array copy,
+            # C order, on the gradient's device: nothing about this copy needs recording)
+            tensor._grad = g._wrap(g._data.copy())
         else:
             tensor._grad = g.detach().clone()  # clone keeps torch's layout for strided leaves
     elif create_graph or tensor._grad._requires_grad:

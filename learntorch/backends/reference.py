@@ -10,9 +10,31 @@ modify its inputs.  ``dim`` arguments are already normalised (non-negative).
 Results are always ``ndarray``s, 0-d ones included: numpy ufuncs turn a 0-d
 result into a numpy *scalar* (``np.float32(1.0)``), which has no memory for an
 in-place op to write to, so the methods below wrap such results with
-``np.asarray`` (a no-op for arrays).
+``as_array`` (a no-op for arrays).
+
+The same methods run on cuda tensors: their ``CudaArray`` answers numpy's
+ufuncs and functions with CUDA kernels (``backends/cuda``).  The few methods
+numpy cannot express that way (boolean-mask assignment, ``math.erf``) hand a
+device array to its own backend (``_on_device``).
 """
 import numpy as np
+
+
+def as_array(x, dtype=None):
+    """``np.asarray(x, dtype)``, except that a device array stays on its device.
+
+    numpy makes 0-d results scalars, which ``np.asarray`` turns back into arrays;
+    a ``CudaArray`` is never a scalar, and ``np.asarray`` would have to copy it to
+    the host, so it is returned as it is (cast on the device if ``dtype`` differs).
+    """
+    if x.__class__ is np.ndarray or not hasattr(x, "tensor_device"):
+        return np.asarray(x, dtype)
+    return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+
+
+def _on_device(x):
+    """The backend of the device ``x`` lives on (None for a numpy array)."""
+    return None if x.__class__ is np.ndarray else getattr(x, "backend", None)
 
 
 class NumpyBackend:
@@ -20,29 +42,32 @@ class NumpyBackend:
 
     # ---- elementwise binary (arrays already cast to the result dtype) ----
     def add(self, a, b):
-        return np.asarray(np.add(a, b))
+        return as_array(np.add(a, b))
 
     def sub(self, a, b):
-        return np.asarray(np.subtract(a, b))
+        return as_array(np.subtract(a, b))
 
     def mul(self, a, b):
-        return np.asarray(np.multiply(a, b))
+        return as_array(np.multiply(a, b))
 
     def div(self, a, b):
-        return np.asarray(np.true_divide(a, b))
+        return as_array(np.true_divide(a, b))
 
     # ---- activations and their derivatives ----
     def exp(self, x):
-        return np.asarray(np.exp(x))
+        return as_array(np.exp(x))
 
     def tanh(self, x):
-        return np.asarray(np.tanh(x))
+        return as_array(np.tanh(x))
 
     def tanh_backward(self, y, grad):
         """d tanh(x)/dx = 1 - tanh(x)^2, written with the saved output y."""
-        return np.asarray(grad * (1 - y * y))
+        return as_array(grad * (1 - y * y))
 
     def sigmoid(self, x):
+        device = _on_device(x)
+        if device is not None:
+            return device.sigmoid(x)
         # split by sign so that exp never overflows: both branches stay in (0, 1]
         out = np.empty_like(x)
         pos = x >= 0
@@ -52,29 +77,35 @@ class NumpyBackend:
         return out
 
     def sigmoid_backward(self, y, grad):
-        return np.asarray(grad * y * (1 - y))
+        return as_array(grad * y * (1 - y))
 
     def relu(self, x):
-        return np.asarray(np.maximum(x, 0), dtype=x.dtype)
+        return as_array(np.maximum(x, 0), dtype=x.dtype)
 
     def relu_backward(self, x, grad):
         return np.where(x > 0, grad, 0).astype(grad.dtype, copy=False)
 
     def gelu(self, x):
+        device = _on_device(x)
+        if device is not None:
+            return device.gelu(x)
         # exact gelu (torch's default approximate='none'): x * Phi(x)
-        return np.asarray(0.5 * x * (1 + _erf(x / np.sqrt(2))), dtype=x.dtype)
+        return as_array(0.5 * x * (1 + _erf(x / np.sqrt(2))), dtype=x.dtype)
 
     def gelu_backward(self, x, grad):
+        device = _on_device(x)
+        if device is not None:
+            return device.gelu_backward(x, grad)
         cdf = 0.5 * (1 + _erf(x / np.sqrt(2)))
         pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
-        return np.asarray(grad * (cdf + x * pdf), dtype=grad.dtype)
+        return as_array(grad * (cdf + x * pdf), dtype=grad.dtype)
 
     def silu(self, x):
-        return np.asarray(x * self.sigmoid(x))
+        return as_array(x * self.sigmoid(x))
 
     def silu_backward(self, x, grad):
         s = self.sigmoid(x)
-        return np.asarray(grad * s * (1 + x * (1 - s)))
+        return as_array(grad * s * (1 + x * (1 - s)))
 
     # ---- softmax family: shift by the max so exp never overflows ----
     def softmax(self, x, dim):
@@ -100,15 +131,15 @@ class NumpyBackend:
         m = x.max(axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)  # all -inf rows: keep -inf, not nan
         out = np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
-        return np.asarray(out if keepdim else np.squeeze(out, axis=dims))
+        return as_array(out if keepdim else np.squeeze(out, axis=dims))
 
     # ---- reductions ----
     def sum(self, x, dims, keepdim):
-        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim))
+        return as_array(np.sum(x, axis=dims, keepdims=keepdim))
 
     # ---- linear algebra ----
     def matmul(self, a, b):
-        return np.asarray(np.matmul(a, b))
+        return as_array(np.matmul(a, b))
 
 
 _math_erf = None
@@ -121,4 +152,4 @@ def _erf(x):
         import math
         _math_erf = np.frompyfunc(math.erf, 1, 1)
     # np.asarray: for a 0-d input frompyfunc returns a bare Python float, not an array
-    return np.asarray(_math_erf(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return as_array(_math_erf(as_array(x, dtype=np.float64)), dtype=np.float64)

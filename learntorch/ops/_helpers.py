@@ -4,6 +4,7 @@ import numbers
 import numpy as np
 
 from .. import _dtypes
+from ..backends.reference import as_array  # noqa: F401  (np.asarray that keeps device arrays)
 from .._tensor import Tensor
 from ..autograd import grad_mode
 

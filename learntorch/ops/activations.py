@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import float_array, recording_gradient_graph, wrap
+from ._helpers import as_array, float_array, recording_gradient_graph, wrap
 from .unary import _check_tensor
 
 
@@ -126,7 +126,7 @@ def _gelu_tanh(a):
     in float32; sigmoid(2u) computes the same small number directly.
     """
     u2 = (2 * _GELU_K) * (a + _GELU_C * a ** 3)
-    return np.asarray(a * backends.current.sigmoid(u2.astype(a.dtype, copy=False)),
+    return as_array(a * backends.current.sigmoid(u2.astype(a.dtype, copy=False)),
                       dtype=a.dtype)
 
 
@@ -167,7 +167,7 @@ class Softplus(Function):
             # log(1 + e^bx) / beta, computed as logaddexp so that large bx cannot overflow;
             # above the threshold torch returns x itself
             out = np.where(bx > threshold, a, np.logaddexp(0, bx) / beta)
-        return wrap(np.asarray(out, dtype=a.dtype))
+        return wrap(as_array(out, dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -205,7 +205,7 @@ class Clamp(Function):
                 out = np.maximum(out, _bound(min, dtype))
             if max is not None:
                 out = np.minimum(out, _bound(max, dtype))
-        return wrap(np.asarray(out, dtype=dtype.np))
+        return wrap(as_array(out, dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

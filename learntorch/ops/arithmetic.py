@@ -16,7 +16,8 @@ from .. import _dtypes
 from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_operand, array_of, check_same_device, recording_gradient_graph, wrap
+from ._helpers import (as_array, as_operand, array_of, check_same_device,
+                       recording_gradient_graph, wrap)
 from .broadcast import broadcast_shapes
 
 
@@ -58,7 +59,7 @@ def _check_broadcast(sa, sb, op):
 
 def _check_integer_divisor(y, dtype, op):
     """Integers have no inf: torch raises for an integer division by zero."""
-    if not dtype.is_floating_point and np.any(np.asarray(y) == 0):
+    if not dtype.is_floating_point and np.any(as_array(y) == 0):
         raise RuntimeError(f"ZeroDivisionError: {op} of {dtype} values by zero; integers have "
                            "no inf or nan. Divide floating tensors instead (e.g. a.float()).")
 
@@ -218,11 +219,11 @@ def _integer_power(x, y):
 
     That is 1 for x == 1, +-1 for x == -1 (by the parity of y) and 0 otherwise.
     """
-    negative = np.asarray(y) < 0
+    negative = as_array(y) < 0
     if not negative.any():
         return np.power(x, y)
     out = np.power(x, np.where(negative, 0, y))
-    sign = np.where(np.asarray(y) % 2 == 0, 1, -1)
+    sign = np.where(as_array(y) % 2 == 0, 1, -1)
     reciprocal = np.where(x == 1, 1, np.where(x == -1, sign, 0))
     return np.where(negative, reciprocal, out)
 
@@ -250,7 +251,7 @@ class Pow(Function):
                 _check_not_bool(dtype, "pow")
         with np.errstate(all="ignore"):
             out = np.power(x, y) if dtype.is_floating_point else _integer_power(x, y)
-        out = wrap(np.asarray(out, dtype=dtype.np))
+        out = wrap(as_array(out, dtype=dtype.np))
         _save(ctx, a, b)
         return out
 
@@ -272,7 +273,7 @@ class Pow(Function):
         if ctx.needs_input_grad[1]:
             # d(a^b)/db = a^b * log(a); torch defines it as 0 where a == 0 and b >= 0
             from .unary import log
-            base = a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a, dtype=b._data.dtype))
+            base = a if isinstance(a, Tensor) else Tensor._wrap(as_array(a, dtype=b._data.dtype))
             gb = grad * (base ** b) * log(base)
             gb = gb.masked_fill((base == 0) & (b >= 0), 0.0)
         return ga, gb
@@ -297,7 +298,7 @@ def _trunc_divide(x, y, dtype):
         return np.trunc(np.true_divide(x, y))
     q = np.floor_divide(x, y)
     # floor went one below the truncated quotient where the signs differ and it was inexact
-    return q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
+    return q + ((np.remainder(x, y) != 0) & ((as_array(x) < 0) != (as_array(y) < 0)))
 
 
 class FloorDivide(Function):
@@ -309,7 +310,7 @@ class FloorDivide(Function):
         _check_not_bool(dtype, "div_floor")
         _check_integer_divisor(y, dtype, "floor_divide")
         with np.errstate(all="ignore"):
-            return wrap(np.asarray(_floor_divide(x, y), dtype=dtype.np))
+            return wrap(as_array(_floor_divide(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -331,7 +332,7 @@ class RoundedDiv(Function):
         _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')")
         with np.errstate(all="ignore"):
             q = _floor_divide(x, y) if rounding_mode == "floor" else _trunc_divide(x, y, dtype)
-        return wrap(np.asarray(q, dtype=dtype.np))
+        return wrap(as_array(q, dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -357,7 +358,7 @@ class Remainder(Function):
         _check_not_bool(dtype, "remainder")
         _check_integer_divisor(y, dtype, "remainder")
         with np.errstate(all="ignore"):
-            return wrap(np.asarray(np.remainder(x, y), dtype=dtype.np))
+            return wrap(as_array(np.remainder(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtypes
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_operand, array_of, wrap
+from ._helpers import as_array, as_operand, array_of, wrap
 from .arithmetic import _operands
 from .broadcast import broadcast_shapes
 
@@ -19,7 +19,7 @@ def _compare(ufunc, name):
         _check_tensors(name, input)  # `2 < x` reaches here as x > 2, through Tensor.__gt__
         other = as_operand(other)
         x, y, _ = _operands(input, other, name)
-        return wrap(np.asarray(ufunc(x, y)))
+        return wrap(as_array(ufunc(x, y)))
     compare.__name__ = name
     compare.__doc__ = f"Elementwise ``{name}`` with broadcasting; returns a bool tensor."
     return compare
@@ -38,7 +38,7 @@ def _logical(ufunc, name):
     def logical(input, other):
         _check_tensors(name, input, other)
         x, y, _ = _operands(input, other, name)
-        return wrap(np.asarray(ufunc(x, y)))
+        return wrap(as_array(ufunc(x, y)))
     logical.__name__ = name
     logical.__doc__ = f"Elementwise ``{name}`` of truth values (nonzero is True); a bool tensor."
     return logical
@@ -72,7 +72,7 @@ def _bitwise(ufunc, name):
                 f"\"{name}_cpu\" not implemented for '{_TORCH_NAMES[dtype.name]}': bitwise ops "
                 f"take integer and bool tensors; for masks use logical_and/logical_or/"
                 "logical_xor, or compare first (x > 0)")
-        return wrap(np.asarray(ufunc(x, y), dtype=dtype.np))
+        return wrap(as_array(ufunc(x, y), dtype=dtype.np))
     bitwise.__name__ = name
     bitwise.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors, with broadcasting."
     return bitwise
@@ -150,7 +150,7 @@ class _Select(Function):
     def forward(cls, ctx, a, b):
         x, y, _ = _operands(a, b, cls.__name__.lower())
         ctx.save_for_backward(a, b)
-        return wrap(np.asarray(cls.ufunc(x, y)))
+        return wrap(as_array(cls.ufunc(x, y)))
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -195,7 +195,7 @@ class Where(Function):
         _check_broadcast_shapes("where", *(t for t in (condition, a, b) if isinstance(t, Tensor)))
         dtype = _dtypes.result_type(a, b)
         x, y = array_of(a, dtype), array_of(b, dtype)
-        return wrap(np.asarray(np.where(condition._data, x, y), dtype=dtype.np))
+        return wrap(as_array(np.where(condition._data, x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

@@ -251,7 +251,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, x, region):
         ctx.shape, ctx.region = x.shape, region
-        return wrap(np.ascontiguousarray(read_region(x._data, region)))
+        return wrap(np.ascontiguousarray(read_region(x._data, region), like=x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -266,7 +266,7 @@ class IndexPutAdd(Function):
     @staticmethod
     def forward(ctx, grad, shape, region):
         ctx.region = region
-        out = np.zeros(shape, dtype=grad._data.dtype)
+        out = np.zeros(shape, dtype=grad._data.dtype, like=grad._data)  # on grad's device
         write_region(out, region, grad._data, accumulate=True)
         return wrap(out)
 
@@ -696,8 +696,8 @@ class MaskedFill(Function):
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
         v = value._data if isinstance(value, Tensor) else value
-        out = np.where(mask._data, np.asarray(v).astype(x._data.dtype), x._data)
-        return wrap(np.ascontiguousarray(out))
+        out = np.where(mask._data, np.asarray(v, like=x._data).astype(x._data.dtype), x._data)
+        return wrap(np.ascontiguousarray(out, like=out))
 
     @staticmethod
     def backward(ctx, grad):

@@ -15,7 +15,7 @@ import numpy as np
 from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import check_same_device, wrap
+from ._helpers import as_array, check_same_device, wrap
 
 
 class Matmul(Function):
@@ -24,7 +24,7 @@ class Matmul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return wrap(np.asarray(backends.current.matmul(a._data, b._data)))
+        return wrap(as_array(backends.current.matmul(a._data, b._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -64,7 +64,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return wrap(np.asarray(np.dot(a._data, b._data)))
+        return wrap(as_array(np.dot(a._data, b._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -215,7 +215,7 @@ class Einsum(Function):
     def forward(ctx, spec, *operands):
         ctx.spec = spec
         ctx.save_for_backward(*operands)
-        return wrap(np.asarray(np.einsum(spec, *[o._data for o in operands], optimize=True)))
+        return wrap(as_array(np.einsum(spec, *[o._data for o in operands], optimize=True)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
-from ._helpers import normalize_dims, wrap
+from ._helpers import as_array, normalize_dims, wrap
 from .linalg import require_tensors
 
 
@@ -45,7 +45,7 @@ class Sum(Function):
         elif not x._dtype.is_floating_point:
             a = a.astype(np.int64)  # torch sums bool/integer tensors as int64
         # (numpy would widen an int32 sum to int64 by itself; torch keeps the dtype asked for)
-        return wrap(np.asarray(backends.current.sum(a, dims, keepdim), dtype=a.dtype))
+        return wrap(as_array(backends.current.sum(a, dims, keepdim), dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,7 +67,7 @@ class Mean(Function):
         ctx.count = int(np.prod([x.shape[d] for d in dims])) if dims else 1
         with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing is nan, as torch
             out = np.sum(a, axis=dims, keepdims=keepdim) / a.dtype.type(ctx.count)
-        return wrap(np.asarray(out, dtype=a.dtype))
+        return wrap(as_array(out, dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,7 +87,7 @@ class Prod(Function):
         if dtype is None:  # like sum, integer products are int64 unless a dtype is asked for
             dtype = x._dtype if x._dtype.is_floating_point else _dtypes.int64
         a = x._data.astype(dtype.np, copy=False)
-        out = wrap(np.asarray(np.prod(a, axis=dims, keepdims=keepdim, dtype=a.dtype)))
+        out = wrap(as_array(np.prod(a, axis=dims, keepdims=keepdim, dtype=a.dtype)))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -134,7 +134,7 @@ class _Extreme(Function):
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        out = wrap(np.asarray(cls.numpy_fn(x._data, axis=dims, keepdims=keepdim)))
+        out = wrap(as_array(cls.numpy_fn(x._data, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -182,7 +182,7 @@ class _ExtremeWithIndices(Function):
             vals = np.take_along_axis(a, idx, axis=dim)
             if not keepdim:
                 idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
-        values, indices = wrap(np.array(vals)), wrap(np.asarray(idx, dtype=np.int64))
+        values, indices = wrap(as_array(vals)), wrap(as_array(idx, dtype=np.int64))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
@@ -228,7 +228,7 @@ def _variance(ctx, x, dims, correction, keepdim):
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = a.mean(axis=dims, keepdims=True)
         out = ((a - mean) ** 2).sum(axis=dims, keepdims=keepdim) / a.dtype.type(ctx.divisor)
-    return np.asarray(out, dtype=a.dtype), mean if keepdim else np.squeeze(mean, axis=dims)
+    return as_array(out, dtype=a.dtype), mean if keepdim else np.squeeze(mean, axis=dims)
 
 
 def _variance_grad(ctx, x, grad):
@@ -265,7 +265,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        std = wrap(np.asarray(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0])))
+        std = wrap(as_array(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0])))
         ctx.save_for_backward(x, std)
         return std
 
@@ -283,7 +283,7 @@ class VarMean(Function):
     def forward(ctx, x, dims, correction, keepdim):
         var, mean = _variance(ctx, x, dims, correction, keepdim)
         ctx.save_for_backward(x)
-        return wrap(var), wrap(np.asarray(mean, dtype=var.dtype))
+        return wrap(var), wrap(as_array(mean, dtype=var.dtype))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -298,9 +298,9 @@ class StdMean(Function):
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
         var, mean = _variance(ctx, x, dims, correction, keepdim)
-        std = wrap(np.asarray(np.sqrt(var)))
+        std = wrap(as_array(np.sqrt(var)))
         ctx.save_for_backward(x, std)
-        return std, wrap(np.asarray(mean, dtype=var.dtype))
+        return std, wrap(as_array(mean, dtype=var.dtype))
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
@@ -318,7 +318,7 @@ class Logsumexp(Function):
         a = x._data if x._dtype.is_floating_point else x._data.astype(
             _dtypes.get_default_dtype().np)
         with np.errstate(divide="ignore"):  # a row of -inf is log(0) = -inf, as in torch
-            out = wrap(np.asarray(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
+            out = wrap(as_array(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -353,7 +353,7 @@ class Norm(Function):
                 out = np.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
             else:
                 out = (a ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = wrap(np.asarray(out, dtype=a.dtype))
+        out = wrap(as_array(out, dtype=a.dtype))
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
@@ -508,13 +508,13 @@ def _arg_extreme(input, dim, keepdim, np_fn, name):
     a = input._data
     if dim is None:  # index into the flattened tensor
         _check_not_empty(input, (), name, full=True)
-        out = np.asarray(np_fn(a), dtype=np.int64)
+        out = as_array(np_fn(a), dtype=np.int64)
         return wrap(out.reshape((1,) * a.ndim) if keepdim else out)
     d = input._wrap_dim(dim)
     if a.ndim == 0:
         return wrap(np.zeros((), np.int64))
     _check_not_empty(input, (d,), name, full=False)
-    return wrap(np.asarray(np_fn(a, axis=d, keepdims=keepdim), dtype=np.int64))
+    return wrap(as_array(np_fn(a, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -607,9 +607,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def _logical(np_fn, input, dim, keepdim):
     require_tensors(np_fn.__name__, ("input", input))  # np.all / np.any: "all" / "any"
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        out = np.asarray(input._data != 0)  # torch's all/any treat dim=() as "reduce nothing"
+        out = as_array(input._data != 0)  # torch's all/any treat dim=() as "reduce nothing"
     else:
-        out = np.asarray(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
+        out = as_array(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
     # torch keeps uint8 for uint8 input (the pre-bool convention) and returns bool otherwise
     return wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
@@ -630,4 +630,4 @@ def cumsum(input, dim, *, dtype=None):
 
 def count_nonzero(input, dim=None):
     require_tensors("count_nonzero", ("input", input))
-    return wrap(np.asarray(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))
+    return wrap(as_array(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
-from ._helpers import recording_gradient_graph, wrap
+from ._helpers import as_array, recording_gradient_graph, wrap
 from .linalg import require_tensors
 
 
@@ -25,7 +25,7 @@ class Softmax(Function):
     def forward(ctx, x, dim):
         a = x._data
         # (np.asarray: numpy turns 0-dim results into scalars; a tensor needs an array)
-        y = wrap(np.asarray(backends.current.softmax(a, dim)) if a.size else a.copy())
+        y = wrap(as_array(backends.current.softmax(a, dim)) if a.size else a.copy())
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -36,7 +36,7 @@ class Softmax(Function):
         if recording_gradient_graph():  # create_graph=True: the same rule from tensor ops
             return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
         dx = backends.current.softmax_backward(y._data, grad._data, ctx.dim)
-        return wrap(np.asarray(dx)), None
+        return wrap(as_array(dx)), None
 
 
 class LogSoftmax(Function):
@@ -45,7 +45,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
-        y = wrap(np.asarray(backends.current.log_softmax(a, dim)) if a.size else a.copy())
+        y = wrap(as_array(backends.current.log_softmax(a, dim)) if a.size else a.copy())
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -56,7 +56,7 @@ class LogSoftmax(Function):
         if recording_gradient_graph():
             return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
         dx = backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)
-        return wrap(np.asarray(dx)), None
+        return wrap(as_array(dx)), None
 
 
 def _prepare(name, input, dim, dtype):

@@ -74,6 +74,8 @@ def strided_array(a, shape, strides, offset=0):
     Built over the array that owns the memory, so ``storage_offset`` and
     sharing keep working.  A read-only ``a`` gives a read-only view.
     """
+    if a.__class__ is not np.ndarray:  # a device array makes its views itself
+        return a.as_strided(shape, strides, offset)
     item = a.itemsize
     byte_strides = tuple(int(s) * item for s in strides)
     if offset == 0 and a.shape == tuple(shape) and a.strides == byte_strides:

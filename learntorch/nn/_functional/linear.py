@@ -20,7 +20,7 @@ import numpy as np
 from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
+from ...ops._helpers import as_array, check_same_device, recording_gradient_graph, wrap
 from ...ops.broadcast import is_expandable_to
 
 
@@ -32,7 +32,7 @@ class Linear(Function):
         ctx.save_for_backward(x, weight)
         out_shape = x._data.shape[:-1] + (weight.shape[0],)
         # weight.T is a transposed *view*: BLAS reads it in place, nothing is copied
-        y = np.asarray(backends.current.matmul(_matrix(x._data), weight._data.T))
+        y = as_array(backends.current.matmul(_matrix(x._data), weight._data.T))
         y = y.reshape(out_shape)
         if bias is not None:
             # y is matmul's fresh result and b broadcasts to its shape: add in place, no copy
@@ -55,9 +55,9 @@ class Linear(Function):
         mm = backends.current.matmul
         g2 = _matrix(grad._data)
         if need_x:
-            gx = wrap(np.asarray(mm(g2, weight._data)).reshape(x._data.shape))
+            gx = wrap(as_array(mm(g2, weight._data)).reshape(x._data.shape))
         if need_w:
-            gw = wrap(np.asarray(mm(g2.T, _matrix(x._data))))
+            gw = wrap(as_array(mm(g2.T, _matrix(x._data))))
         return gx, gw, (grad if need_b else None)
 
 

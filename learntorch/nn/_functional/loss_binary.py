@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import backends
 from ...autograd.function import Function
-from ...ops._helpers import recording_gradient_graph, wrap
+from ...ops._helpers import as_array, recording_gradient_graph, wrap
 from ...ops.activations import softplus
 from .loss_reduction import per_element_grad, reduce_array
 
@@ -82,10 +82,10 @@ class BinaryCrossEntropy(Function):
         if weight is not None:
             g = g * weight._data
         if needs[0]:
-            gx = wrap(np.asarray((p - y) / np.maximum((1 - p) * p, _EPSILON) * g, dtype=p.dtype))
+            gx = wrap(as_array((p - y) / np.maximum((1 - p) * p, _EPSILON) * g, dtype=p.dtype))
         if needs[1]:
             with np.errstate(divide="ignore"):  # p = 0 or 1: torch's gradient is infinite too
-                gt = wrap(np.asarray((np.log1p(-p) - np.log(p)) * g, dtype=p.dtype))
+                gt = wrap(as_array((np.log1p(-p) - np.log(p)) * g, dtype=p.dtype))
         return gx, gt, None, None
 
 
@@ -126,7 +126,7 @@ class BinaryCrossEntropyWithLogits(Function):
             g = per_element_grad(grad._data, ctx.reduction, x.size)
             w = None if weight is None else weight._data
             pw = None if pos_weight is None else pos_weight._data
-            sig = None if not needs[0] else np.asarray(backends.current.sigmoid(x))
+            sig = None if not needs[0] else as_array(backends.current.sigmoid(x))
         if w is not None:
             g = g * w
         gx = gt = None
@@ -136,6 +136,6 @@ class BinaryCrossEntropyWithLogits(Function):
             log_sig = -softplus(-x) if recording else _log_sigmoid(x)
             gt = (-x - (pw - 1) * log_sig if pw is not None else -x) * g
         if not recording:
-            gx = None if gx is None else wrap(np.asarray(gx, dtype=x.dtype))
-            gt = None if gt is None else wrap(np.asarray(gt, dtype=y.dtype))
+            gx = None if gx is None else wrap(as_array(gx, dtype=x.dtype))
+            gt = None if gt is None else wrap(as_array(gt, dtype=y.dtype))
         return gx, gt, None, None, None

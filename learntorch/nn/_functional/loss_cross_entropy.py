@@ -39,7 +39,7 @@ import numpy as np
 
 from ... import backends
 from ...autograd.function import Function
-from ...ops._helpers import recording_gradient_graph, wrap
+from ...ops._helpers import as_array, recording_gradient_graph, wrap
 from ...ops.comparison import where
 from ...ops.softmax import log_softmax, softmax
 from .loss_class_targets import (class_dim, from_rows, grad_per_row, ignored_rows_zero,
@@ -109,7 +109,7 @@ def _log_softmax_rows(x):
     """log_softmax over the classes (the last axis) by the active backend; empty stays empty."""
     if x.size == 0:
         return x.copy()
-    return np.asarray(backends.current.log_softmax(x, 1))
+    return as_array(backends.current.log_softmax(x, 1))
 
 
 def _index_forward(ctx, logp, target, w, ignore_index, eps):

@@ -23,6 +23,8 @@ import warnings
 
 import numpy as np
 
+from ...backends.reference import as_array
+
 REDUCTIONS = ("none", "mean", "sum")
 
 
@@ -72,13 +74,13 @@ def reduce_array(loss, reduction, count=None):
     """
     if reduction == "none":
         return loss
-    total = np.asarray(loss.sum(), dtype=loss.dtype)
+    total = as_array(loss.sum(), dtype=loss.dtype)
     if reduction == "sum":
         return total
     count = loss.size if count is None else count
     if count == 0 or count != count:  # 0/0 (or a NaN count): NaN, without numpy's warning
-        return np.asarray(np.nan, dtype=loss.dtype)
-    return np.asarray(total / count, dtype=loss.dtype)
+        return as_array(np.nan, dtype=loss.dtype)
+    return as_array(total / count, dtype=loss.dtype)
 
 
 def per_element_grad(grad, reduction, count):
@@ -91,5 +93,5 @@ def per_element_grad(grad, reduction, count):
     if isinstance(grad, np.ndarray):
         if count == 0 or count != count:
             return np.full(grad.shape, np.nan, dtype=grad.dtype)
-        return np.asarray(grad / count, dtype=grad.dtype)
+        return as_array(grad / count, dtype=grad.dtype)
     return grad / count

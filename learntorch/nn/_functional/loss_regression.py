@@ -25,7 +25,7 @@ with the same formula: numpy arrays (fast), or tensor ops when
 import numpy as np
 
 from ...autograd.function import Function
-from ...ops._helpers import recording_gradient_graph, wrap
+from ...ops._helpers import as_array, recording_gradient_graph, wrap
 from .loss_reduction import per_element_grad, reduce_array
 
 
@@ -45,7 +45,7 @@ class _PointwiseLoss(Function):
     def forward(cls, ctx, input, target, reduction, param):
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.param = reduction, param
-        d = np.asarray(input._data - target._data)  # (numpy makes 0-dim results scalars)
+        d = as_array(input._data - target._data)  # (numpy makes 0-dim results scalars)
         ctx.count = d.size
         return wrap(reduce_array(cls.loss(d, param), reduction))
 
@@ -56,12 +56,12 @@ class _PointwiseLoss(Function):
             d = input - target
             g = per_element_grad(grad, ctx.reduction, ctx.count)
         else:
-            d = np.asarray(input._data - target._data)
+            d = as_array(input._data - target._data)
             g = per_element_grad(grad._data, ctx.reduction, ctx.count)
         # the gradient has the broadcast shape; the engine sums it back to each input's shape
         gx = cls.derivative(d, ctx.param) * g
         if not recording_gradient_graph():
-            gx = wrap(np.asarray(gx, dtype=d.dtype))
+            gx = wrap(as_array(gx, dtype=d.dtype))
         gt = -gx if ctx.needs_input_grad[1] else None
         return (gx if ctx.needs_input_grad[0] else None), gt, None, None
 
