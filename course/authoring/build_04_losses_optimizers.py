@@ -361,9 +361,8 @@ backward.
 """)
 
 ch.solution("04.1", points=3, hint=(
-    "subtract each row's max (keepdim=True) before exp; log-probabilities are the shifted "
-    "logits minus the log of the row sums; pick row i's entry target[i] with "
-    "[torch.arange(N), target]"), source=r"""
+    "follow the formula of section 2 with m = each row's max (keepdim=True keeps the shapes "
+    "lined up); then pick one entry per row, the target's; autograd does the backward"), source=r"""
 def stable_cross_entropy(logits, target):
     # mean over the batch of -log softmax(logits)[i, target[i]], without overflow
     ### BEGIN SOLUTION
@@ -385,11 +384,12 @@ def compare_with_torch(logits, target, what):
     expected = F.cross_entropy(reference, target)
     expected.backward()
     got = stable_cross_entropy(mine, target)
+    # atol 1e-4: float32 numbers near 1000 are 6e-5 apart, so a correct m + log(...) may round
     check_close(got, expected.detach(), name=f"stable_cross_entropy(logits, target), {what}",
-                inputs={"logits": logits, "target": target}, atol=1e-5)
+                inputs={"logits": logits, "target": target}, atol=1e-4)
     got.backward()
     check_close(mine.grad, reference.grad, name=f"logits.grad after backward(), {what}",
-                inputs={"logits": logits, "target": target}, atol=1e-6)
+                inputs={"logits": logits, "target": target}, atol=1e-5)
 
 
 with exercise("04.1"):
@@ -463,9 +463,8 @@ parameters and the state after each one.
 """)
 
 ch.solution("04.2", points=3, hint=(
-    "on the first call put step = 0 and two torch.zeros_like(param) into state; then update the "
-    "two averages, correct their bias with the step count t, and change param with an in-place "
-    "operation such as param -= ... inside torch.no_grad()"), source=r"""
+    "an empty state means this is the first step: fill it; then follow section 3's formulas in "
+    "order; an in-place operation (-=) changes the caller's tensor"), source=r"""
 def adam_step(param, grad, state, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     # one Adam update of `param` in place; `state` carries step, exp_avg and exp_avg_sq
     beta1, beta2 = betas
