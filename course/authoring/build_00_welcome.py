@@ -63,9 +63,11 @@ print("y was made by", y.grad_fn.name())  # the last operation autograd recorded
 ch.markdown(r"""
 ### See it: the recorded graph
 
-`show_graph` draws what autograd recorded behind `y`, left to right in the order the code ran: a box
-for each tensor, showing its value (`data`) and its gradient (`grad`, empty until `backward()` runs),
-and an oval for each operation. The `params` dict gives the tensors names in the picture.
+`show_graph` draws what autograd recorded behind `y`, left to right in the order the code ran: a
+record for each named tensor with its value (`data`) and, for the input `x`, its gradient (`grad`,
+`None` until `backward()` runs), and a grey box for each operation. The `params` dict gives the tensors
+their names in the picture. Spot the `Mul` that `2 * x` recorded, and `AccumulateGrad`: the step that
+will store a gradient into `x.grad`.
 
 Widgets come from the `widgets` package that ships with the course (they are not part of PyTorch).
 In JupyterLab they are live; a saved or exported notebook keeps a picture of them.
@@ -86,6 +88,14 @@ and stores $\frac{dy}{dx}$ in `x.grad`. By hand: $\frac{dy}{dx} = 2x + 2 = 8$ at
 ch.code(r"""
 y.backward()
 print("x.grad =", x.grad)
+""")
+
+ch.markdown(r"""
+Draw the graph again: the record of `x` now holds its gradient.
+""")
+
+ch.code(r"""
+show_graph(y, params={"x": x, "y": y})
 """)
 
 ch.markdown(r"""

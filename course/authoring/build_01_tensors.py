@@ -98,8 +98,9 @@ When an operation mixes dtypes, the result gets one dtype, by PyTorch's rules:
 
 1. the **kind** of number decides first: bool < integer < floating point. The result is of the
    highest kind among the operands;
-2. within that kind, tensors with at least one dimension decide the size. A 0-d tensor (a single
-   number, like `torch.tensor(2.0)`) or a Python number only matters when it is of a higher kind;
+2. within that kind, tensors with at least one dimension decide the size (the number of bytes).
+   A 0-d tensor (a single number, like `torch.tensor(2.0)`) or a Python number only matters when it
+   is of a higher kind, or when no operand has a dimension;
 3. a Python float meeting integers gives the default float, `float32`;
 4. `/` is true division and always gives a float; `//` keeps integers.
 
@@ -294,7 +295,7 @@ An operation on tensors of different shapes **broadcasts** them to a common shap
 
 1. line the shapes up from the **right**, padding the shorter one with 1s on the left;
 2. in each dimension, the sizes must be equal, or one of them must be 1;
-3. a size-1 dimension is stretched to the other size (even to 0); the result takes the larger size.
+3. a size-1 dimension is stretched to the other one's size (even to 0): that size is the result's.
 
 So `(3, 1) + (4,)`: pad to `(3, 1)` and `(1, 4)`, stretch both: `(3, 4)`. `torch.broadcast_shapes`
 applies the rules to shapes alone.
