@@ -1,27 +1,41 @@
-"""2-D convolution on the GPU: im2col and col2im kernels around the tiled matmul.
+"""2-D convolution on the GPU: one thread per output element, gathers only.
 
-The convolution is the CPU's (``nn/_functional/conv.py``, pictures in
-``nn/_functional/im2col.py``): copy every window of the image into a column
-of a matrix (*im2col*), then one batched matrix product with the weight does
-every dot product of every window at once -- on the GPU with the shared-
-memory tiled kernel of ``matmul.py``.  Backward is two more products and the
-adjoint of im2col, *col2im*, which adds every entry of a column-gradient back
-to the pixel it was copied from.
+The CPU convolution (``nn/_functional/conv.py``) copies every window into a
+matrix (im2col) so that BLAS can do all the dot products at once.  Here each
+quantity is computed the way its formula reads, with one GPU thread per
+element of the result -- four small kernels, no atomics, no shared memory:
 
-Shapes (G = groups, Cg = C/G, L = Ho*Wo)::
+    out[n, o, oh, ow] = bias[o] + sum over (c, i, j) of
+                        w[o, c, i, j] * x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw]
+    dx[n, c, h, w]    = sum over the (o, oh, ow, i, j) whose tap (i, j) lands on (h, w)
+                        of grad[n, o, oh, ow] * w[o, c, i, j]
+    dw[o, c, i, j]    = sum over (n, oh, ow) of grad[n, o, oh, ow] * x[n, c, h, w]
+    dbias[o]          = sum over (n, oh, ow) of grad[n, o, oh, ow]
 
-    cols  = im2col(x)              (N, C, kh, kw, Ho, Wo) = (N, G, Cg*kh*kw, L)
-    out   = W (G, O/G, Cg*kh*kw) @ cols          -> (N, G, O/G, L) = (N, O, Ho, Wo)
-    dW    = sum over n of grad @ cols^T          (O, Cg, kh, kw)
-    dx    = col2im(W^T @ grad)                   (N, C, H, W)
-    dbias = grad summed over N, Ho, Wo           (O,)
-
+(with groups, input channel c only meets the output channels of its group).
 Window geometry is torch's, as ``Geometry`` (``nn/_functional/im2col.py``)
-describes it: window (oh, ow) starts at pixel (oh*sh - ph, ow*sw - pw) and
-tap (i, j) of it is ``i*dh`` rows and ``j*dw`` columns further; taps outside
-the image read zero padding.  Only the padding *before* the image matters
-here: a tap past the bottom/right edge is simply outside (that is also how
-'same' padding's odd extra pixel after the image comes for free).
+describes it: window (oh, ow) starts at pixel (oh*sh - ph, ow*sw - pw), tap
+(i, j) lies ``i*dh`` rows and ``j*dw`` columns further, and taps outside the
+image read zero padding.  Only the padding *before* the image matters: a tap
+past the bottom/right edge is simply outside (that is how 'same' padding's odd
+extra pixel after the image comes for free).
+
+**Why gathers.**  The input gradient is naturally a *scatter*: every output
+element sends grad * w to the kh*kw pixels of its window, and overlapping
+windows send to the same pixel -- as threads, they would need
+``cuda.atomic.add``.  Turned around, every pixel *gathers* the few
+(window, tap) pairs that hit it (``window_hit``) and writes its own element
+once: no atomics, and the sums do not depend on the order threads run in.
+
+**Why not im2col + matmul here.**  For large layers on a real GPU, im2col
+followed by the tiled matmul (``matmul.py``) reuses each loaded value many
+times and is faster; but it costs memory kh*kw times the input, and these
+one-formula kernels are the ones to read first (and fast enough for the
+course's small CNNs).  Every kernel keeps its running sum in the data's dtype,
+as the CPU does.
+
+Contract: every array is a flat, C-contiguous device array of one float
+dtype; the host functions below make views contiguous first.
 """
 import functools
 
@@ -30,144 +44,149 @@ import numpy as np
 
 from .array import CudaArray
 from .driver import launch, numba_cuda
-from .matmul import matmul
 
 cuda = numba_cuda()
 
 
-@cuda.jit
-def im2col_kernel(x, cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, total):
-    """cols[n, c, i, j, oh, ow] = x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw] (0 outside).
+@cuda.jit(device=True)
+def window_hit(pixel, pad, tap, dilation, stride, n_out):
+    """The window whose tap number ``tap`` lands on ``pixel`` (along one axis), or -1.
 
-    Thread layout: one thread per element of ``cols`` -- thread ``k = cuda.grid(1)``
-    writes element k of the flat, C-contiguous (N, C, kh, kw, Ho, Wo) ``cols``
-    and reads one pixel of the flat, C-contiguous (N, C, H, W) ``x``.  Many
-    threads read the same pixel (that is the point of im2col), none write the
-    same element: no synchronisation.
+    Window o puts that tap on pixel o*stride - pad + tap*dilation; solving for
+    o gives (pixel + pad - tap*dilation) / stride, which must be a whole
+    number in [0, n_out).
     """
-    k = cuda.grid(1)
-    if k >= total:
-        return
-    # unravel k into (n, c, i, j, oh, ow), last index fastest
-    ow = k % Wo
-    r = k // Wo
-    oh = r % Ho
-    r //= Ho
-    j = r % kw
-    r //= kw
-    i = r % kh
-    r //= kh
-    c = r % C
-    n = r // C
-    h = oh * sh - ph + i * dh
-    w = ow * sw - pw + j * dw
-    if 0 <= h < H and 0 <= w < W:
-        cols[k] = x[((n * C + c) * H + h) * W + w]
-    else:
-        cols[k] = 0
+    start = pixel + pad - tap * dilation
+    if start < 0 or start % stride != 0:
+        return -1
+    o = start // stride
+    return o if o < n_out else -1
 
 
 @functools.lru_cache(maxsize=None)
-def col2im_kernel(dtype):
-    """The col2im kernel for ``dtype`` (its running sum is kept in that dtype, as the CPU's)."""
+def kernels(dtype):
+    """The four convolution kernels for ``dtype`` (compiled once per dtype)."""
     zero = numba.from_dtype(dtype)(0)
 
     @cuda.jit
-    def col2im(cols, x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, total):
-        """x[n, c, h, w] = sum of the entries of ``cols`` that im2col copied from that pixel.
-
-        Thread layout: one thread per *pixel* -- thread ``k = cuda.grid(1)`` owns
-        element k of the flat (N, C, H, W) ``x``.  This is the *gather* form of
-        the scatter-add: instead of every column entry adding itself into its
-        pixel (several entries share a pixel where windows overlap, so that
-        would need ``cuda.atomic.add``), every pixel collects the entries that
-        came from it and writes its own element once.  No atomics, and the
-        result does not depend on the order the GPU runs threads in.
-
-        Which entries came from pixel (h, w)?  Tap (i, j) of window (oh, ow)
-        lands on it when oh*sh - ph + i*dh == h, i.e. oh = (h + ph - i*dh) / sh,
-        which must be a whole number in [0, Ho) -- likewise for ow.
-        """
+    def forward(x, w, bias, has_bias, out, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw,
+                Ho, Wo, total):
+        """Thread k = cuda.grid(1) computes out[k], k indexing the (N, O, Ho, Wo) output."""
         k = cuda.grid(1)
         if k >= total:
             return
-        w = k % W
-        r = k // W
-        h = r % H
-        r //= H
-        c = r % C
-        n = r // C
+        ow = k % Wo
+        oh = (k // Wo) % Ho
+        o = (k // (Wo * Ho)) % O
+        n = k // (Wo * Ho * O)
+        cg = C // G                       # input channels per group
+        c0 = (o // (O // G)) * cg         # the first input channel of o's group
+        acc = zero
+        for cc in range(cg):
+            for i in range(kh):
+                h = oh * sh - ph + i * dh
+                if 0 <= h < H:
+                    for j in range(kw):
+                        ww = ow * sw - pw + j * dw
+                        if 0 <= ww < W:
+                            acc += (w[((o * cg + cc) * kh + i) * kw + j]
+                                    * x[((n * C + c0 + cc) * H + h) * W + ww])
+        if has_bias:
+            acc += bias[o]
+        out[k] = acc
+
+    @cuda.jit
+    def input_grad(grad, w, gx, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo,
+                   total):
+        """Thread k gathers gx[k], k indexing the (N, C, H, W) input (see ``window_hit``)."""
+        k = cuda.grid(1)
+        if k >= total:
+            return
+        x_w = k % W
+        h = (k // W) % H
+        c = (k // (W * H)) % C
+        n = k // (W * H * C)
+        cg, og = C // G, O // G
+        o0 = (c // cg) * og               # the first output channel of c's group
         acc = zero
         for i in range(kh):
-            top = h + ph - i * dh          # where window row 0 must start for tap i to hit h
-            if top < 0 or top % sh != 0:
-                continue
-            oh = top // sh
-            if oh >= Ho:
+            oh = window_hit(h, ph, i, dh, sh, Ho)
+            if oh < 0:
                 continue
             for j in range(kw):
-                left = w + pw - j * dw
-                if left < 0 or left % sw != 0:
+                ow = window_hit(x_w, pw, j, dw, sw, Wo)
+                if ow < 0:
                     continue
-                ow = left // sw
-                if ow >= Wo:
-                    continue
-                acc += cols[(((((n * C + c) * kh + i) * kw + j) * Ho + oh) * Wo + ow)]
-        x[k] = acc
+                for o in range(o0, o0 + og):
+                    acc += (grad[((n * O + o) * Ho + oh) * Wo + ow]
+                            * w[((o * cg + c % cg) * kh + i) * kw + j])
+        gx[k] = acc
 
-    return col2im
+    @cuda.jit
+    def weight_grad(grad, x, gw, N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo,
+                    total):
+        """Thread k sums gw[k] over the batch and the windows, k indexing (O, C/G, kh, kw)."""
+        k = cuda.grid(1)
+        if k >= total:
+            return
+        cg = C // G
+        j = k % kw
+        i = (k // kw) % kh
+        cc = (k // (kw * kh)) % cg
+        o = k // (kw * kh * cg)
+        c = (o // (O // G)) * cg + cc     # the input channel this weight reads
+        acc = zero
+        for n in range(N):
+            for oh in range(Ho):
+                h = oh * sh - ph + i * dh
+                if 0 <= h < H:
+                    for ow in range(Wo):
+                        ww = ow * sw - pw + j * dw
+                        if 0 <= ww < W:
+                            acc += (grad[((n * O + o) * Ho + oh) * Wo + ow]
+                                    * x[((n * C + c) * H + h) * W + ww])
+        gw[k] = acc
+
+    @cuda.jit
+    def bias_grad(grad, gb, N, O, L):
+        """Thread o sums gb[o] = grad[:, o] over the batch and the L = Ho*Wo positions."""
+        o = cuda.grid(1)
+        if o >= O:
+            return
+        acc = zero
+        for n in range(N):
+            for p in range(L):
+                acc += grad[(n * O + o) * L + p]
+        gb[o] = acc
+
+    return forward, input_grad, weight_grad, bias_grad
 
 
 def _contiguous(a):
     return a if a._is_c_contiguous() else a.copy()
 
 
-def _geometry_args(g, c):
-    (h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = (
-        g.size, g.kernel, g.stride, g.pad, g.dilation, g.out)
-    return c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo
-
-
-def im2col(x, g):
-    """Every window of the (N, C, H, W) CudaArray ``x``: a new (N, C, kh, kw, Ho, Wo) CudaArray.
-
-    ``g`` is a ``Geometry`` (``nn/_functional/im2col.py``): size, kernel,
-    stride, pad (before the image), dilation and out, each (height, width).
-    """
-    x = _contiguous(x)
-    n, c = x.shape[:2]
-    cols = CudaArray.empty((n, c) + g.kernel + g.out, x.dtype)
-    if cols.size:
-        launch(im2col_kernel, cols.size)(x._flat(), cols._flat(), *_geometry_args(g, c),
-                                         cols.size)
-    return cols
-
-
-def col2im(cols, g):
-    """The adjoint of ``im2col``: (N, C, kh, kw, Ho, Wo) -> a new (N, C, H, W) CudaArray."""
-    cols = _contiguous(cols)
-    n, c = cols.shape[:2]
-    x = CudaArray.empty((n, c) + g.size, cols.dtype)
-    if x.size:
-        launch(col2im_kernel(cols.dtype), x.size)(cols._flat(), x._flat(),
-                                                  *_geometry_args(g, c), x.size)
-    return x
+def _window_args(g):
+    """kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo of the Geometry ``g``."""
+    return g.kernel + g.stride + g.pad + g.dilation + g.out
 
 
 # ---------------------------------------------------------------- the convolution
 def forward(x, weight, bias, g, groups):
     """The (N, O, Ho, Wo) convolution of (N, C, H, W) ``x`` with (O, C/groups, kh, kw) ``weight``.
 
-    ``bias``: an (O,) CudaArray or None.  Arguments are already checked
-    (``F.conv2d`` does it); every array is a CudaArray of one float dtype.
+    ``bias``: an (O,) CudaArray or None; ``g``: the ``Geometry`` of the windows.
+    Arguments are already checked (``F.conv2d`` or ``conv2d`` below does it).
     """
-    n, o = x.shape[0], weight.shape[0]
-    rows, pixels = int(np.prod(weight.shape[1:])), g.out[0] * g.out[1]   # Cg*kh*kw, L
-    cols = im2col(x, g).reshape(n, groups, rows, pixels)
-    wm = _contiguous(weight).reshape(groups, o // groups, rows)
-    out = matmul(wm, cols).reshape((n, o) + g.out)          # (N, G, O/G, L) is (N, O, Ho, Wo)
-    if bias is not None:
-        np.add(out, bias.reshape(o, 1, 1), out=out)           # out is a fresh array: in place
+    x, weight = _contiguous(x), _contiguous(weight)
+    (n, c, h, w), o = x.shape, weight.shape[0]
+    out = CudaArray.empty((n, o) + g.out, x.dtype)
+    if out.size:
+        has_bias = bias is not None
+        b = _contiguous(bias)._flat() if has_bias else weight._flat()  # unread without a bias
+        launch(kernels(x.dtype)[0], out.size)(
+            x._flat(), weight._flat(), b, has_bias, out._flat(), c, h, w, o, groups,
+            *_window_args(g), out.size)
     return out
 
 
@@ -176,22 +195,25 @@ def backward(grad, x, weight, g, groups, needs_input_grad=(True, True, True)):
 
     An entry is None where ``needs_input_grad`` says it is not wanted.
     """
-    n, c = x.shape[:2]
-    o = weight.shape[0]
-    rows, pixels = int(np.prod(weight.shape[1:])), g.out[0] * g.out[1]
-    g4 = _contiguous(grad).reshape(n, groups, o // groups, pixels)
+    grad, x, weight = _contiguous(grad), _contiguous(x), _contiguous(weight)
+    (n, c, h, w), o = x.shape, weight.shape[0]
+    _, input_grad, weight_grad, bias_grad = kernels(x.dtype)
     need_x, need_w, need_b = needs_input_grad[:3]
     gx = gw = gb = None
-    if need_w:
-        cols = im2col(x, g).reshape(n, groups, rows, pixels)
-        # one (O/G, Cg*kh*kw) product per image, summed over the batch
-        gw = np.sum(matmul(g4, cols.swapaxes(-1, -2)), axis=0).reshape(weight.shape)
     if need_x:
-        wm = _contiguous(weight).reshape(groups, o // groups, rows)
-        dcols = matmul(wm.swapaxes(-1, -2), g4)                # (N, G, Cg*kh*kw, L)
-        gx = col2im(dcols.reshape((n, c) + g.kernel + g.out), g)
+        gx = CudaArray.empty(x.shape, x.dtype)
+        if gx.size:
+            launch(input_grad, gx.size)(grad._flat(), weight._flat(), gx._flat(), c, h, w, o,
+                                        groups, *_window_args(g), gx.size)
+    if need_w:
+        gw = CudaArray.empty(weight.shape, x.dtype)
+        if gw.size:
+            launch(weight_grad, gw.size)(grad._flat(), x._flat(), gw._flat(), n, c, h, w, o,
+                                         groups, *_window_args(g), gw.size)
     if need_b:
-        gb = np.sum(g4, axis=(0, 3)).reshape(o)
+        gb = CudaArray.empty((o,), x.dtype)
+        if gb.size:
+            launch(bias_grad, o)(grad._flat(), gb._flat(), n, o, g.out[0] * g.out[1])
     return gx, gw, gb
 
 

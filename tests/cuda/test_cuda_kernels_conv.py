@@ -1,0 +1,100 @@
+"""The CUDA convolution kernels (forward, input / weight / bias gradients) match the CPU's.
+
+Oracle: the CPU ``F.conv2d`` with autograd (tested against torch in
+``tests/nn``), for the output and all three gradients, over every window
+option alone and all together.  Sizes are tiny: in the simulator every GPU
+thread is a Python thread.
+"""
+import numpy as np
+import pytest
+
+import learntorch
+import learntorch.nn.functional as F
+from learntorch.backends.cuda import conv as cuda_conv
+from learntorch.backends.cuda.array import CudaArray
+from learntorch.nn._functional.conv import _geometry
+
+# (stride, padding, dilation, groups): each option alone, then all of them together
+CASES = {
+    "plain": (1, 0, 1, 1),
+    "padding": (1, 1, 1, 1),
+    "stride2": (2, 0, 1, 1),
+    "dilation2": (1, 0, 2, 1),
+    "groups2": (1, 0, 1, 2),
+    "same_even_kernel": (1, "same", 1, 1),   # total padding 1: the extra pixel goes after
+    "all_together": (2, 1, 2, 2),
+}
+
+
+def _rand(*shape, seed=0, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _geometry_for(x, w, stride, padding, dilation):
+    padding = padding if isinstance(padding, str) else (padding, padding)
+    return _geometry(x, w, (stride, stride), padding, (dilation, dilation))
+
+
+def test_gradient_kernels_are_the_adjoints_of_the_forward_kernel():
+    # the convolution is linear in x and in w: <conv(x, w), y> = <x, dx(y)> = <w, dw(y)>
+    # for every y -- the defining property of the gradient kernels, independent of the cpu
+    x, w = _rand(2, 4, 7, 6, dtype=np.float64), _rand(4, 2, 3, 2, seed=1, dtype=np.float64)
+    g = _geometry_for(x, w, 2, 1, 2)
+    xc, wc = CudaArray.from_host(x), CudaArray.from_host(w)
+    out = cuda_conv.forward(xc, wc, None, g, 2).copy_to_host()
+    y = _rand(*out.shape, seed=2, dtype=np.float64)
+    gx, gw, _ = cuda_conv.backward(CudaArray.from_host(y), xc, wc, g, 2, (True, True, False))
+    left = np.vdot(out, y)
+    assert abs(left - np.vdot(x, gx.copy_to_host())) < 1e-12 * abs(left)
+    assert abs(left - np.vdot(w, gw.copy_to_host())) < 1e-12 * abs(left)
+
+
+def _cpu_convolution(x, w, b, upstream, stride, padding, dilation, groups):
+    xt, wt, bt = (learntorch.tensor(a, requires_grad=True) for a in (x, w, b))
+    out = F.conv2d(xt, wt, bt, stride, padding, dilation, groups)
+    out.backward(learntorch.tensor(upstream))
+    return out.detach().numpy(), xt.grad.numpy(), wt.grad.numpy(), bt.grad.numpy()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_convolution_forward_and_gradients_match_the_cpu(case):
+    stride, padding, dilation, groups = CASES[case]
+    kernel = (2, 2) if case == "same_even_kernel" else (3, 3)
+    x, w, b = _rand(2, 4, 7, 6), _rand(4, 4 // groups, *kernel, seed=1), _rand(4, seed=2)
+    cuda_args = [CudaArray.from_host(a) for a in (x, w, b)]
+    out = cuda_conv.conv2d(*cuda_args, stride, padding, dilation, groups)
+    upstream = _rand(*out.shape, seed=3)
+    want = _cpu_convolution(x, w, b, upstream, stride, padding, dilation, groups)
+    g = _geometry_for(x, w, stride, padding, dilation)
+    grads = cuda_conv.backward(CudaArray.from_host(upstream), cuda_args[0], cuda_args[1], g,
+                               groups)
+    for got, expected in zip((out,) + grads, want):
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        np.testing.assert_allclose(got.copy_to_host(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_float64_without_bias_and_only_the_wanted_gradients():
+    x, w = _rand(1, 2, 5, 5, dtype=np.float64), _rand(3, 2, 3, 3, seed=1, dtype=np.float64)
+    xc, wc = CudaArray.from_host(x), CudaArray.from_host(w)
+    out = cuda_conv.conv2d(xc, wc, None, padding=1)
+    xt, wt = learntorch.tensor(x, requires_grad=True), learntorch.tensor(w)
+    expected = F.conv2d(xt, wt, padding=1)
+    np.testing.assert_allclose(out.copy_to_host(), expected.detach().numpy(), rtol=1e-12)
+    upstream = _rand(*out.shape, seed=3, dtype=np.float64)
+    expected.backward(learntorch.tensor(upstream))
+    gx, gw, gb = cuda_conv.backward(CudaArray.from_host(upstream), xc, wc,
+                                    _geometry_for(x, w, 1, 1, 1), 1, (True, False, False))
+    assert gw is None and gb is None
+    np.testing.assert_allclose(gx.copy_to_host(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_bad_operands_raise_with_shapes_and_the_fix():
+    x = CudaArray.from_host(_rand(1, 4, 5, 5))
+    with pytest.raises(RuntimeError, match=r"groups=2.*\[3, 3, 3, 3\].*6 channels"):
+        cuda_conv.conv2d(x, CudaArray.from_host(_rand(3, 3, 3, 3)), groups=2)
+    with pytest.raises(RuntimeError, match="float32.*float64.*weight.to"):
+        cuda_conv.conv2d(x, CudaArray.from_host(_rand(2, 4, 3, 3, dtype=np.float64)))
+    with pytest.raises(TypeError, match="CudaArrays, got ndarray"):
+        cuda_conv.conv2d(x, _rand(2, 4, 3, 3))
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater than actual input"):
+        cuda_conv.conv2d(x, CudaArray.from_host(_rand(2, 4, 6, 6)))
