@@ -237,7 +237,7 @@ square.backward(retain_graph=True)
 square.backward(retain_graph=True)             # adds a second 2a = 6
 print("after two backward calls:", a.grad.item())
 
-square.backward()                              # the third one may free the graph
+square.backward()                              # without retain_graph: frees what was saved
 try:
     square.backward()
 except RuntimeError as error:
@@ -280,6 +280,21 @@ out.sum().backward()                           # ∂loss/∂out is all ones
 
 print("w.grad:", w.grad, " = x summed over the rows:", x.sum(dim=0))
 print("b.grad:", b.grad, " = 12 ones summed")
+""")
+
+ch.markdown(r"""
+### See it: who reads which element
+
+`TensorExplorer.broadcast(a, b, op="mul")` draws `a * b` for two small tensors of the given shapes,
+filled with 1, 2, 3, ...: here the shapes of `x` and `w`. Pick an output element with the sliders:
+the view marks the elements of `a` and `b` it reads. Below the grids, each input's gradient and
+the sum that makes it: `w`'s element is read by all 4 rows, so its gradient adds 4 contributions.
+""")
+
+ch.code(r"""
+from widgets import TensorExplorer             # learntorch's widgets: not part of PyTorch
+
+TensorExplorer.broadcast((4, 3), (3,), op="mul")   # a has x's shape, b has w's shape
 """)
 
 ch.markdown(r"""
