@@ -39,7 +39,6 @@ dtype; the host functions below make views contiguous first.
 """
 import functools
 
-import numba
 import numpy as np
 
 from .array import CudaArray
@@ -66,7 +65,7 @@ def window_hit(pixel, pad, tap, dilation, stride, n_out):
 @functools.lru_cache(maxsize=None)
 def kernels(dtype):
     """The four convolution kernels for ``dtype`` (compiled once per dtype)."""
-    zero = numba.from_dtype(dtype)(0)
+    zero = dtype.type(0)
 
     @cuda.jit
     def forward(x, w, bias, has_bias, out, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw,
