@@ -11,6 +11,7 @@ from ._dtypes import float16 as half, float32 as float, float64 as double, int64
 from ._dtypes import int32 as int, int16 as short
 from ._device import device
 from ._size import Size
+from ._storage import UntypedStorage
 from ._tensor import Tensor
 from .factories import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, zeros_like,
                         ones_like, empty_like, full_like, arange, linspace, logspace, eye, rand,

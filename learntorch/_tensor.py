@@ -128,11 +128,13 @@ class Tensor:
         return (start - base) // self._data.itemsize
 
     def untyped_storage(self):
-        """The whole underlying 1-D storage (a read-only numpy view) shared by all views."""
-        root = _root_array(self._data)
-        flat = np.lib.stride_tricks.as_strided(root, shape=(root.size,), strides=(root.itemsize,),
-                                               writeable=False) if root.ndim else root.reshape(1)
-        return flat
+        """The bytes that this tensor and all its views read (an ``UntypedStorage``)."""
+        from ._storage import UntypedStorage, bytes_of
+        if self._device is not CPU:
+            raise NotImplementedError(
+                f"untyped_storage() of a {self._device} tensor is not supported: copy it to "
+                "the host first with .cpu()")
+        return UntypedStorage(bytes_of(_root_array(self._data)), self._device)
 
     def data_ptr(self):
         if self._device is not CPU:

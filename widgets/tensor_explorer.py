@@ -163,7 +163,10 @@ class TensorExplorer(Widget):
 
     def storage_values(self):
         """The whole storage that the current view reads (a 1-D numpy array, one entry per element)."""
-        return np.asarray(self.current.untyped_storage())
+        # torch's storage is untyped bytes: read them back with the tensor's element type
+        # (works on learntorch and torch tensors alike)
+        raw = np.asarray(self.current.untyped_storage().tolist(), dtype=np.uint8)
+        return raw.view(self.current.detach().numpy().dtype)
 
     def formula(self):
         """The address arithmetic for the selected index, in words."""

@@ -197,7 +197,7 @@ class Clamp(Function):
                                       "mask first, e.g. x.long().clamp(...)")
         shapes = [t._data.shape for t in (x, *present) if isinstance(t, Tensor)]
         if len(set(shapes)) > 1:
-            from .broadcast import broadcast_shapes
+            from .broadcast import _broadcast_tuple as broadcast_shapes
             broadcast_shapes(*shapes)  # torch's RuntimeError, naming the shapes
         out = x._data.astype(dtype.np)  # a copy, in the result dtype
         with np.errstate(all="ignore"):

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import (as_array, as_operand, array_of, check_same_device,
                        recording_gradient_graph, wrap)
-from .broadcast import broadcast_shapes
+from .broadcast import _broadcast_tuple as broadcast_shapes
 
 
 def _operands(a, b, op):

@@ -12,7 +12,16 @@ each backward rule can be written as if no broadcasting had happened.
 
 
 def broadcast_shapes(*shapes):
-    """The shape that all ``shapes`` broadcast to (torch.broadcast_shapes)."""
+    """The shape that all ``shapes`` broadcast to (torch.broadcast_shapes): a ``Size``.
+
+    As in torch, an int counts as a 1-D shape: ``broadcast_shapes(5, (2, 1))`` is (2, 5).
+    """
+    from .._size import Size
+    return Size(_broadcast_tuple(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
+
+
+def _broadcast_tuple(*shapes):
+    """``broadcast_shapes`` as a plain tuple: what the ops use internally (no Size to build)."""
     ndim = max((len(s) for s in shapes), default=0)
     result = [1] * ndim
     for s in shapes:

@@ -487,7 +487,7 @@ class Gather(Function):
     def backward(ctx, grad):
         index, = ctx.saved_tensors
         from ..factories import zeros
-        return zeros(ctx.shape, dtype=grad.dtype).scatter_add(ctx.dim, index, grad), None, None
+        return zeros(ctx.shape, dtype=grad.dtype, device=grad.device).scatter_add(ctx.dim, index, grad), None, None
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -498,7 +498,7 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 def _scatter_array(x, dim, index, src, add):
     """A copy of ``x`` with ``src`` (an array or a number) written/added at ``index`` along dim."""
-    out = np.array(np.atleast_1d(x._data), copy=True)
+    out = np.array(np.atleast_1d(x._data), copy=True, like=x._data)  # on x's device
     idx = np.atleast_1d(index._data)
     where = _full_index(idx, dim)
     if isinstance(src, Tensor):
@@ -611,7 +611,7 @@ class IndexSelect(Function):
     def backward(ctx, grad):
         index, = ctx.saved_tensors
         from ..factories import zeros
-        return zeros(ctx.shape, dtype=grad.dtype).index_add(ctx.dim, index, grad), None, None
+        return zeros(ctx.shape, dtype=grad.dtype, device=grad.device).index_add(ctx.dim, index, grad), None, None
 
 
 def _check_index_vector(input, dim, index, name):
@@ -717,7 +717,7 @@ def masked_fill(input, mask, value):
         got = mask._dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{got}; build it with a comparison, e.g. x > 0")
-    from .broadcast import broadcast_shapes
+    from .broadcast import _broadcast_tuple as broadcast_shapes
     broadcast_shapes(input.shape, mask.shape)  # torch's "size of tensor a ... must match"
     if isinstance(value, Tensor):
         if value.ndim != 0:
@@ -731,7 +731,7 @@ def masked_select(input, mask):
     if not isinstance(mask, Tensor) or mask._dtype is not _dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask (build it with a "
                            "comparison, e.g. x > 0)")
-    from .broadcast import broadcast_shapes
+    from .broadcast import _broadcast_tuple as broadcast_shapes
     shape = broadcast_shapes(input.shape, mask.shape)
     return getitem(input.expand(shape), mask.expand(shape))
 
@@ -757,7 +757,7 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
-    from .broadcast import broadcast_shapes
+    from .broadcast import _broadcast_tuple as broadcast_shapes
     in_shape, idx_shape = list(input.shape), list(indices.shape)
     in_shape[d] = idx_shape[d] = 1
     common = list(broadcast_shapes(in_shape, idx_shape))
