@@ -45,6 +45,7 @@ from learntorch.autograd.graph import NodeInfo, walk
 COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "palegreen", "op": "lightgrey",
            "module": "lightyellow"}
 HIGHLIGHT = {"color": "red", "penwidth": "3"}
+DIRECTIONS = {"LR": "left to right", "TB": "top to bottom"}
 LEGEND = [("leaf", "leaf that requires grad"), ("saved", "saved for backward (dashed)"),
           ("output", "output"), ("op", "op (backward node)"), ("module", "module (collapsed)")]
 
@@ -107,20 +108,25 @@ class Graph:
             return self.walk_to_node.get(int(key))
         return key if key in self.by_id else None
 
-    def to_dot(self, highlight=(), styles=None):
+    def to_dot(self, highlight=(), styles=None, direction="LR"):
         """DOT text; ``highlight`` (walk ids or DOT ids) gets a red border, ``styles`` maps
-        DOT id -> extra attributes (e.g. ``{"n3": {"fillcolor": "gold"}}``)."""
+        DOT id -> extra attributes (e.g. ``{"n3": {"fillcolor": "gold"}}``); ``direction``
+        is ``"LR"`` (the forward pass left to right) or ``"TB"`` (top to bottom, narrower
+        for a long chain of ops)."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {sorted(DIRECTIONS)} ('LR': left to right, "
+                             f"'TB': top to bottom), got {direction!r}")
         if isinstance(highlight, (int, str, np.integer)):
             highlight = (highlight,)
         marked = {self.node_id(k) for k in highlight} - {None}
         lines = ["digraph learntorch_graph {",
-                 _attrs_line("graph", rankdir="LR", fontname="Helvetica", fontsize="12",
+                 _attrs_line("graph", rankdir=direction, fontname="Helvetica", fontsize="12",
                              label=self.message, labelloc="b"),
                  _attrs_line("node", fontname="Helvetica", fontsize="11"),
                  _attrs_line("edge", fontname="Helvetica", fontsize="9")]
         lines += _legend_lines(self.legend_kinds)
         for node in self.nodes:
-            attrs = _node_style(node)
+            attrs = _node_style(node, direction)
             if node.id in marked:
                 attrs.update(HIGHLIGHT)
             attrs.update((styles or {}).get(node.id, {}))
@@ -440,8 +446,9 @@ def _module_box(box_id, module, infos, member, names, kinds):
 
 # --- DOT text ---------------------------------------------------------------
 
-def _node_style(node):
-    label = _record_label(node.fields) if node.kind != "op" else _plain_escape(node.fields[0])
+def _node_style(node, direction="LR"):
+    label = (_record_label(node.fields, direction) if node.kind != "op"
+             else _plain_escape(node.fields[0]))
     style = {"label": label, "tooltip": _plain_escape(node.tooltip),
              "fillcolor": COLOURS[node.kind]}
     if node.kind == "op":
@@ -480,8 +487,11 @@ def _legend_lines(kinds):
     return lines
 
 
-def _record_label(fields):
-    return "{" + " | ".join(_record_escape(f) for f in fields) + "}"
+def _record_label(fields, direction="LR"):
+    # a record's cells run across the rank direction: left to right, they would stack
+    # up and down unless wrapped in { }; top to bottom, they already run across
+    cells = " | ".join(_record_escape(f) for f in fields)
+    return "{" + cells + "}" if direction == "LR" else cells
 
 
 def _record_escape(text):

@@ -4,6 +4,7 @@ Public in the package::
 
     render_svg(dot, timeout=10.0) -> str          # the SVG picture
     render(dot, timeout=10.0) -> (str, str)        # (SVG, which renderer drew it)
+    fitting_direction(dot_for) -> "LR" or "TB"     # the layout that fits a notebook better
     find_programs() -> [(name, path), ...]         # the Graphviz programs found, best first
 
 The renderers, best first:
@@ -74,6 +75,30 @@ def _render_cached(dot, programs, timeout):
         return draw_with_matplotlib(parse_dot(dot)), "matplotlib"
     except Exception:  # the last resort must never fail: show the text
         return _text_svg(dot), "text"
+
+
+# Left to right is the picture learners know (micrograd's, torchviz's), but a graph of a
+# few layers is soon wider than the output area and shrinks to fit it.  An output area
+# in a 1400 px wide window is about 1200 px: a picture up to 1600 px wide shrinks to no
+# less than 3/4 of its size there and stays readable; a wider one is drawn top to bottom
+# when that is narrower.
+LEFT_TO_RIGHT_MAX_PX = 1600
+
+
+def fitting_direction(dot_for, timeout=10.0):
+    """``"LR"`` or ``"TB"``: left to right when that picture is at most
+    ``LEFT_TO_RIGHT_MAX_PX`` wide, else whichever of the two is narrower.
+    ``dot_for(direction)`` gives the DOT text; renders are cached, so drawing the
+    chosen one afterwards costs nothing."""
+    from ._svg_fit import natural_size
+
+    widths = {}
+    for direction in ("LR", "TB"):
+        size = natural_size(render(dot_for(direction), timeout)[0])
+        widths[direction] = size[0] if size else 0.0
+        if direction == "LR" and widths["LR"] <= LEFT_TO_RIGHT_MAX_PX:
+            return "LR"
+    return "TB" if widths["TB"] < widths["LR"] else "LR"
 
 
 def _text_svg(dot):

@@ -9,6 +9,7 @@ Play move it and its observer does the work.  Everything is standard ipywidgets 
 import ipywidgets
 
 from . import _stepper_text as text
+from ._svg_fit import fit_width
 
 class StepperView:
     """The widgets of one stepper; ``box`` is what Jupyter displays.
@@ -92,8 +93,8 @@ class StepperView:
     def redraw(self):
         """Draw the picture and the numbers for the position the stepper shows."""
         stepper = self.stepper
-        self.picture.value = (f'<div style="overflow:auto;max-width:100%">'
-                              f'{stepper.static_svg()}</div>')
+        # shrunk to the output's width, so the node running now is never off-screen
+        self.picture.value = fit_width(stepper.static_svg())
         self.panel.value = text.panel_html(stepper.headline(), stepper.step_lines(),
                                            stepper.leaf_lines(), note=self.error)
         self.previous_button.disabled = stepper.position == 0

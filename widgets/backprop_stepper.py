@@ -79,6 +79,9 @@ class BackpropStepper(Widget):
       as for ``loss.backward(gradient)``);
     * ``params`` -- optional names for the leaves: a dict name -> tensor or
       ``model.named_parameters()``; other leaves are called ``leaf0``, ``leaf1``... in walk order;
+    * ``direction`` -- the picture's layout: ``"LR"`` (left to right), ``"TB"`` (top to
+      bottom) or ``"auto"`` (left to right when it fits a notebook's width, else the
+      narrower of the two; see ``show_graph``);
     * ``nodes`` -- ``walk(loss)``: every node, in the order backward runs them;
     * ``leaves`` / ``leaf_labels`` -- the leaf tensors and their names;
     * ``position`` -- how many steps are shown as done (0 = before backward);
@@ -96,7 +99,10 @@ class BackpropStepper(Widget):
     BackpropStepper(step 2 of 3: MulBackward0)
     """
 
-    def __init__(self, loss, params=None, gradient=None):
+    def __init__(self, loss, params=None, gradient=None, *, direction="auto"):
+        if direction not in ("auto", "LR", "TB"):
+            raise ValueError(f"direction must be 'LR' (left to right), 'TB' (top to bottom) or "
+                             f"'auto', got {direction!r}")
         if not isinstance(loss, learntorch.Tensor):
             raise TypeError(f"BackpropStepper(loss) needs a learntorch Tensor, got "
                             f"{type(loss).__name__}; pass the loss tensor, e.g. "
@@ -123,6 +129,7 @@ class BackpropStepper(Widget):
         self._grads_before = tuple(None if leaf.grad is None else leaf.grad.detach().clone()
                                    for leaf in self.leaves)
         self._graph = None  # the picture's nodes and edges, built on first use
+        self.direction = direction  # "auto" becomes "LR" or "TB" at the first picture
         self._pictures = {}
         self._start()
 
@@ -279,7 +286,12 @@ class BackpropStepper(Widget):
         if self.current is not None:
             highlight = (self.current.node_id,)
             styles[f"n{self.current.node_id}"] = {"fillcolor": CURRENT}
-        return graph.to_dot(highlight, styles)
+        if self.direction == "auto":
+            # chosen once, for the picture before backward, so the layout never jumps
+            from ._graphviz import fitting_direction
+
+            self.direction = fitting_direction(lambda d: graph.to_dot((), direction=d))
+        return graph.to_dot(highlight, styles, direction=self.direction)
 
     def static_svg(self):
         """SVG of the graph for the position shown (Graphviz's ``dot`` when installed,

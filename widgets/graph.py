@@ -30,16 +30,19 @@ import learntorch
 
 from ._base import Widget
 from ._dot import build_graph, shape_text as _shape
-from ._graphviz import render
+from ._graphviz import fitting_direction, render
+from ._svg_fit import fit_width
 
 # the display dropdown: label -> (show_data, show_grad)
 DISPLAY_CHOICES = {"data and grad": (True, True), "data": (True, False),
                    "grad": (False, True), "shapes only": (False, False)}
 NO_HIGHLIGHT = -1
+# the layout dropdown: label -> direction ("auto": left to right when it fits the width)
+LAYOUT_CHOICES = {"auto": "auto", "left to right": "LR", "top to bottom": "TB"}
 
 
 def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highlight=(),
-               max_values=12):
+               max_values=12, direction="auto"):
     """The recorded graph behind ``tensor`` as a ``GraphView`` (displays itself in Jupyter).
 
     * ``params`` -- labels: a dict name -> tensor, e.g. ``dict(model.named_parameters())``
@@ -49,7 +52,10 @@ def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highl
       (``Linear 0 (weight, bias)``); an int N: group by the first N parts of the names;
     * ``highlight`` -- walk ids (ints) or node ids (``"n3"``) drawn with a red border;
     * ``max_values`` -- tensors up to this many elements show their values, larger
-      ones a summary (dtype, min, mean, max).
+      ones a summary (dtype, min, mean, max);
+    * ``direction`` -- ``"LR"`` (the forward pass left to right), ``"TB"`` (top to bottom)
+      or ``"auto"``: left to right unless that is much wider than a notebook (1600 px),
+      else the narrower of the two.  The picture shrinks to the output's width.
 
     >>> import learntorch as torch
     >>> model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
@@ -58,7 +64,7 @@ def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highl
     GraphView(8 nodes: 3 values, 3 ops, 2 modules)
     """
     return GraphView(tensor, params, model=model, collapse_modules=collapse_modules,
-                     highlight=highlight, max_values=max_values)
+                     highlight=highlight, max_values=max_values, direction=direction)
 
 
 class GraphView(Widget):
@@ -67,7 +73,8 @@ class GraphView(Widget):
     ``.graph`` (nodes and edges), ``.dot`` (DOT text, deterministic), ``.svg()``,
     ``.renderer`` (what drew it), ``refresh()`` (read data and grads again, e.g. after
     ``backward()``), ``set_highlight(ids)``, ``set_display(show_data, show_grad)``,
-    ``describe(id)`` (a node in words).
+    ``describe(id)`` (a node in words), ``set_direction("LR" | "TB" | "auto")`` and
+    ``.direction`` (the layout drawn).
 
     >>> import learntorch as torch
     >>> a = torch.tensor(2., requires_grad=True)
@@ -79,8 +86,11 @@ class GraphView(Widget):
     """
 
     def __init__(self, tensor, params=None, *, model=None, collapse_modules=False,
-                 show_data=True, show_grad=True, show_saved=True, highlight=(), max_values=12):
+                 show_data=True, show_grad=True, show_saved=True, highlight=(), max_values=12,
+                 direction="auto"):
         _check_arguments(tensor, params, model)
+        _check_direction(direction)
+        self.layout = direction  # what was asked for; .direction is what is drawn
         self.tensor, self.params, self.model = tensor, params, model
         self.collapse_modules, self.show_saved, self.max_values = (collapse_modules, show_saved,
                                                                    max_values)
@@ -95,6 +105,23 @@ class GraphView(Widget):
                                  collapse_modules=self.collapse_modules,
                                  show_data=self.show_data, show_grad=self.show_grad,
                                  show_saved=self.show_saved, max_values=self.max_values)
+        self._choose_direction()
+        self._redraw()
+
+    def _choose_direction(self):
+        # decided when the graph's content changes, not when a highlight moves: the
+        # picture does not jump between layouts while the learner steps through nodes
+        if self.layout == "auto":
+            self.direction = fitting_direction(lambda d: self.graph.to_dot(self.highlighted,
+                                                                          direction=d))
+        else:
+            self.direction = self.layout
+
+    def set_direction(self, direction):
+        """``"LR"`` (left to right), ``"TB"`` (top to bottom) or ``"auto"``."""
+        _check_direction(direction)
+        self.layout = direction
+        self._choose_direction()
         self._redraw()
 
     def set_highlight(self, ids):
@@ -113,7 +140,7 @@ class GraphView(Widget):
     @property
     def dot(self):
         """The DOT source: deterministic (ids from the walk order, no memory addresses)."""
-        return self.graph.to_dot(self.highlighted)
+        return self.graph.to_dot(self.highlighted, direction=self.direction)
 
     def svg(self):
         """The rendered SVG text (cached per DOT text, so showing it again is instant)."""
@@ -179,36 +206,46 @@ class GraphView(Widget):
 
         display = w.Dropdown(options=list(DISPLAY_CHOICES), value=self._display_label(),
                              description="show", tooltip="What the value records show")
+        layout = w.Dropdown(options=list(LAYOUT_CHOICES.items()), value=self.layout,
+                            description="layout",
+                            tooltip="Which way the graph runs; auto: left to right when it fits")
         options = [("none", NO_HIGHLIGHT)] + [
             (f"n{i} {name}", i) for i, name in enumerate(self.graph.walk_names)]
+        # the node's name is shown in a label of its own: a slider's read-out is cut
+        # to a few characters, too short for "n12 NativeBatchNormBackward0"
         node = w.SelectionSlider(options=options, value=NO_HIGHLIGHT, description="node",
-                                 continuous_update=True,
+                                 continuous_update=True, readout=False,
+                                 layout=w.Layout(width="420px"),
                                  tooltip="Highlight one node; nodes are numbered in the "
                                          "order backward runs them")
+        node_name = w.HTML(f"<code>{options[0][0]}</code>")
         refresh = w.Button(description="refresh", icon="refresh",
                            tooltip="Read data and .grad again (e.g. after loss.backward())")
-        self._picture = w.HTML(self._picture_html())
+        self._picture = w.HTML(self._picture_html(), layout=w.Layout(width="100%"))
         self._info = w.HTML(self._info_html())
 
         def on_display(change):
             self.set_display(*DISPLAY_CHOICES[change["new"]])
 
         def on_node(change):
+            node_name.value = f"<code>{node.label}</code>"
             self.set_highlight(() if change["new"] == NO_HIGHLIGHT else change["new"])
 
         display.observe(on_display, names="value")
+        layout.observe(lambda change: self.set_direction(change["new"]), names="value")
         node.observe(on_node, names="value")
         refresh.on_click(lambda _: self.refresh())
-        self._controls = {"display": display, "node": node, "refresh": refresh}
-        return w.VBox([w.HBox([display, node, refresh]), self._picture, self._info])
+        self._controls = {"display": display, "layout": layout, "node": node,
+                          "node_name": node_name, "refresh": refresh}
+        # two rows, so that no control covers another in a narrow output area
+        return w.VBox([w.HBox([display, layout, refresh]), w.HBox([node, node_name]),
+                       self._picture, self._info])
 
     def _display_label(self):
         return next(k for k, v in DISPLAY_CHOICES.items() if v == (self.show_data, self.show_grad))
 
     def _picture_html(self):
-        svg = self.svg()
-        svg = svg[svg.find("<svg"):]  # the XML prolog does not belong inside HTML
-        return f'<div style="overflow:auto; max-width:100%">{svg}</div>'
+        return fit_width(self.svg())   # shrinks to the output's width: no node off-screen
 
     def _info_html(self):
         from html import escape
@@ -237,6 +274,12 @@ def _check_arguments(tensor, params, model):
                         f"dict(model.named_parameters()) or {{'x': x}}; got {type(params).__name__}.")
     if model is not None and not isinstance(model, learntorch.nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}.")
+
+
+def _check_direction(direction):
+    if direction not in LAYOUT_CHOICES.values():
+        raise ValueError(f"direction must be 'LR' (left to right), 'TB' (top to bottom) or "
+                         f"'auto', got {direction!r}")
 
 
 def _as_tuple(ids):

@@ -52,7 +52,7 @@ def test_display_dropdown_hides_and_shows_data_and_grad():
     assert "data [1, 2]" not in picture(view)
     display.value = "grad"
     assert "grad [3, -4]" in picture(view) and "data [1, 2]" not in picture(view)
-    assert box.children[1] is view._picture
+    assert box.children[2] is view._picture
 
 
 def test_node_slider_highlights_a_node_and_describes_it():
