@@ -281,9 +281,25 @@ def _float_dtype(dtype, name):
     return d
 
 
+def _made_on_gpu(device, generator):
+    """True when the GPU's own generator makes the numbers (``backends/cuda/random.py``)."""
+    if generator is not None or device is None or to_device(device) != to_device("cuda:0"):
+        return False
+    from . import cuda
+    cuda._require()
+    return True
+
+
+def _cuda_random():
+    from .backends.cuda import random
+    return random
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1)."""
     d = _float_dtype(dtype, "rand")
+    if _made_on_gpu(device, generator):
+        return _finish(_cuda_random().rand(_size(size), d.np), d, None, requires_grad)
     g = _random._generator(generator)
     return _finish(g.random(_size(size)).astype(d.np), d, device, requires_grad)
 
@@ -291,6 +307,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples (mean 0, variance 1)."""
     d = _float_dtype(dtype, "randn")
+    if _made_on_gpu(device, generator):
+        return _finish(_cuda_random().randn(_size(size), d.np), d, None, requires_grad)
     g = _random._generator(generator)
     return _finish(g.standard_normal(_size(size)).astype(d.np), d, device, requires_grad)
 

@@ -60,6 +60,10 @@ default_generator = Generator()
 def manual_seed(seed):
     """Seed the default generator (and CUDA's, when present); returns the generator."""
     default_generator.manual_seed(seed)
+    import sys
+    cuda_random = sys.modules.get("learntorch.backends.cuda.random")  # loaded: seed it too
+    if cuda_random is not None:
+        cuda_random.manual_seed(seed)
     return default_generator
 
 

@@ -69,14 +69,17 @@ def wanted(name, fused, arrays):
     if fused is False:
         return False
     first = arrays[0]
-    if fused is None and first.size < MIN_SIZE[name]:
+    on_cuda = hasattr(first, "tensor_device")  # on a GPU, one launch beats a dozen at any size
+    if on_cuda and name not in ("sgd", "adam"):  # backends/cuda/optim_kernels.py has these two
+        return False
+    if fused is None and first.size < MIN_SIZE[name] and not on_cuda:
         return False
     if first.dtype not in _FLOATS:
         return False
     for a in arrays:
         if a.dtype != first.dtype or not a.flags.c_contiguous or not a.flags.writeable:
             return False
-    return available()
+    return on_cuda or available()
 
 
 def run(name, *arrays, **scalars):
@@ -86,6 +89,9 @@ def run(name, *arrays, **scalars):
     are computed in float32 as on the numpy path (numpy casts a Python float the
     same way); bools stay bools.
     """
+    if hasattr(arrays[0], "tensor_device"):  # cuda parameters: the GPU twins of the kernels
+        from ..backends.cuda import optim_kernels
+        return optim_kernels.run(name, *arrays, **scalars)
     dtype = arrays[0].dtype.type
     placeholder = np.empty(0, arrays[0].dtype)
     flat = [placeholder if a is None else a.reshape(-1) for a in arrays]

@@ -13,6 +13,7 @@ import learntorch.nn.functional as F
 from learntorch.backends.cuda import conv as cuda_conv
 from learntorch.backends.cuda.array import CudaArray
 from learntorch.nn._functional.conv import _geometry
+from cuda_compare import check, same
 
 # (stride, padding, dilation, groups): each option alone, then all of them together
 CASES = {
@@ -98,3 +99,32 @@ def test_bad_operands_raise_with_shapes_and_the_fix():
         cuda_conv.conv2d(x, _rand(2, 4, 3, 3))
     with pytest.raises(RuntimeError, match="Kernel size can't be greater than actual input"):
         cuda_conv.conv2d(x, CudaArray.from_host(_rand(2, 4, 6, 6)))
+
+
+@pytest.mark.parametrize("case", ["all_together", "same_even_kernel"])
+def test_F_conv2d_on_cuda_tensors_runs_these_kernels_and_matches_the_cpu(case, monkeypatch):
+    stride, padding, dilation, groups = CASES[case]
+    kernel = (2, 2) if case == "same_even_kernel" else (3, 3)
+    launched = []
+    monkeypatch.setattr(cuda_conv, "kernels", _recording(cuda_conv.kernels, launched))
+    check(lambda x, w, b: F.conv2d(x, w, b, stride, padding, dilation, groups),
+          _rand(2, 4, 7, 6), _rand(4, 4 // groups, *kernel, seed=1), _rand(4, seed=2),
+          rtol=1e-5, atol=1e-5)
+    assert launched  # the cuda path went through backends/cuda/conv.py, not a host fallback
+
+
+def test_conv1d_and_conv2d_layers_train_on_cuda_like_on_the_cpu():
+    check(lambda x, w: F.conv1d(x, w, padding=1, stride=2), _rand(2, 3, 9), _rand(4, 3, 3),
+          rtol=1e-5, atol=1e-5)
+    layer = learntorch.nn.Conv2d(2, 3, 3, padding=1, bias=False)
+    x = _rand(1, 2, 5, 5)
+    cpu_out = layer(learntorch.tensor(x))
+    cuda_out = layer.to("cuda")(learntorch.tensor(x, device="cuda"))
+    same(cuda_out, cpu_out, rtol=1e-5, atol=1e-5)
+
+
+def _recording(factory, launched):
+    def recorded(dtype):
+        launched.append(dtype)
+        return factory(dtype)
+    return recorded

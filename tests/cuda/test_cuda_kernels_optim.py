@@ -11,6 +11,7 @@ last-bit tolerance there.
 import numpy as np
 import pytest
 
+import learntorch
 from learntorch.backends.cuda import optim_kernels
 from learntorch.backends.cuda.array import CudaArray
 from learntorch.backends.cuda.driver import simulated
@@ -134,3 +135,38 @@ def test_mismatched_state_is_refused_with_the_fix():
         optim_kernels.run("sgd", param, np.ones(N, np.float32), None, **sgd)
     with pytest.raises(TypeError, match="float32 or float64.*int64"):
         optim_kernels.run("sgd", CudaArray.from_host(np.ones(N, np.int64)), grad, None, **sgd)
+
+
+OPTIMIZERS = {
+    "sgd_nesterov_wd": lambda ps: learntorch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True,
+                                                       weight_decay=0.01),
+    "sgd_dampening_maximize": lambda ps: learntorch.optim.SGD(ps, lr=0.1, momentum=0.5,
+                                                              dampening=0.3, maximize=True),
+    "adam_amsgrad_l2": lambda ps: learntorch.optim.Adam(ps, lr=0.01, weight_decay=0.1,
+                                                        amsgrad=True),
+    "adamw": lambda ps: learntorch.optim.AdamW(ps, lr=0.01),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_optimizer_step_on_cuda_parameters_uses_the_kernel_and_matches_the_cpu(name,
+                                                                               monkeypatch):
+    launched = []
+    original = optim_kernels.run
+    monkeypatch.setattr(optim_kernels, "run", lambda *a, **k: launched.append(a[0]) or
+                        original(*a, **k))
+    start = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
+    params = {d: learntorch.nn.Parameter(learntorch.tensor(start, device=d))
+              for d in ("cpu", "cuda")}
+    optimizers = {d: OPTIMIZERS[name]([p]) for d, p in params.items()}
+    for step in range(STEPS):
+        grad = np.random.default_rng(step).standard_normal((4, 5)).astype(np.float32)
+        for d in ("cpu", "cuda"):
+            params[d].grad = learntorch.tensor(grad, device=d)
+            optimizers[d].step()
+    assert len(launched) == STEPS   # the cpu's small parameter took the numpy path instead
+    _assert_same(params["cuda"].detach().cpu().numpy(), params["cpu"].detach().numpy())
+    for key, value in optimizers["cpu"].state[params["cpu"]].items():
+        if isinstance(value, learntorch.Tensor) and value.ndim:
+            _assert_same(optimizers["cuda"].state[params["cuda"]][key].cpu().numpy(),
+                         value.numpy())

@@ -12,6 +12,7 @@ import learntorch
 import learntorch.nn.functional as F
 from learntorch.backends.cuda import pooling
 from learntorch.backends.cuda.array import CudaArray
+from cuda_compare import check
 
 
 def _rand(*shape, seed=0, dtype=np.float32):
@@ -119,3 +120,27 @@ def test_bad_arguments_raise_as_the_cpu_does():
         pooling.max_pool2d(x, 2, padding=2)
     with pytest.raises(NotImplementedError, match="int64 on cuda.*input.float()"):
         pooling.avg_pool2d(CudaArray.from_host(np.ones((1, 4, 4), np.int64)), 2)
+
+
+@pytest.mark.parametrize("options", [dict(kernel_size=3, stride=1, padding=1),
+                                     dict(kernel_size=2, stride=2, dilation=2, ceil_mode=True)])
+def test_F_max_pool2d_on_cuda_tensors_matches_the_cpu(options):
+    check(lambda x: F.max_pool2d(x, **options), _rand(2, 3, 7, 6), rtol=1e-6, atol=1e-6)
+    check(lambda x: F.max_pool2d(x, return_indices=True, **options)[1], _rand(3, 7, 6),
+          grad=False)
+
+
+@pytest.mark.parametrize("options", [dict(kernel_size=3, stride=1, padding=1),
+                                     dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                          count_include_pad=False)])
+def test_F_avg_pool2d_on_cuda_tensors_matches_the_cpu(options):
+    check(lambda x: F.avg_pool2d(x, **options), _rand(2, 3, 7, 6), rtol=1e-6, atol=1e-6)
+
+
+def test_pooling_layers_run_their_cuda_kernels(monkeypatch):
+    launched = []
+    original = pooling.kernels
+    monkeypatch.setattr(pooling, "kernels", lambda dtype: launched.append(dtype) or original(dtype))
+    x = learntorch.tensor(_rand(1, 2, 4, 4), device="cuda", requires_grad=True)
+    (learntorch.nn.MaxPool2d(2)(x).sum() + learntorch.nn.AvgPool2d(2)(x).sum()).backward()
+    assert len(launched) == 4 and x.grad.device.type == "cuda"

@@ -164,3 +164,24 @@ def test_bad_requests_raise_with_the_fix():
     with pytest.raises(RuntimeError, match=r"shape \(3,\).*shape \(4,\)"):
         gpu_random.bernoulli_(CudaArray.empty((4,), np.float32),
                               CudaArray.from_host(np.zeros(3, np.float32)))
+
+
+def test_torch_rand_and_randn_on_cuda_are_made_by_the_device_generator():
+    learntorch.manual_seed(21)                   # seeds the cpu generator and this one
+    u = learntorch.rand(3, 5, device="cuda")
+    z = learntorch.randn(4, dtype=learntorch.float64, device="cuda", requires_grad=True)
+    assert isinstance(u._data, CudaArray) and u.device == learntorch.device("cuda", 0)
+    assert u.dtype is learntorch.float32 and tuple(u.shape) == (3, 5)
+    assert z.dtype is learntorch.float64 and z.requires_grad and z.is_leaf
+    gpu_random.manual_seed(21)
+    np.testing.assert_array_equal(u.cpu().numpy(), gpu_random.rand((3, 5)).copy_to_host())
+    np.testing.assert_array_equal(z.detach().cpu().numpy(),
+                                  gpu_random.randn((4,), np.float64).copy_to_host())
+
+
+def test_a_cpu_generator_argument_keeps_the_cpu_numbers():
+    g = learntorch.Generator().manual_seed(0)
+    on_cuda = learntorch.rand(6, generator=g, device="cuda")
+    np.testing.assert_array_equal(on_cuda.cpu().numpy(),
+                                  learntorch.rand(6, generator=learntorch.Generator()
+                                                  .manual_seed(0)).numpy())

@@ -39,6 +39,7 @@ import math
 
 import numpy as np
 
+from ... import random as _cpu_random
 from .array import CudaArray
 from .driver import launch, numba_cuda
 
@@ -178,7 +179,9 @@ class PhiloxGenerator:
         return key + offset
 
 
-default_generator = PhiloxGenerator()
+# seeded like the cpu's default generator, so that learntorch.manual_seed(s) called before the
+# first cuda tensor seeds this one too (later calls reach it through learntorch.random.manual_seed)
+default_generator = PhiloxGenerator(_cpu_random.default_generator.initial_seed())
 
 
 def manual_seed(seed):

@@ -50,9 +50,12 @@ class Convolution(Function):
         ho, wo = geometry.out
         # sizes spelled out: numpy cannot infer a "-1" when another size is 0
         rows, pixels = w[0].size, ho * wo                              # Cg*kh*kw, Ho*Wo
-        cols = _cols(a, geometry).reshape(n, groups, rows, pixels)     # (N, G, Cg*kh*kw, L)
-        wm = w.reshape(groups, o // groups, rows)                      # (G, O/G, Cg*kh*kw)
-        out = np.asarray(backends.current.matmul(wm, cols))           # (N, G, O/G, L)
+        if _on_cuda(a):  # the GPU kernels of backends/cuda/conv.py (bias added below)
+            out = _cuda_conv().forward(a, w, None, geometry, groups)
+        else:
+            cols = _cols(a, geometry).reshape(n, groups, rows, pixels)  # (N, G, Cg*kh*kw, L)
+            wm = w.reshape(groups, o // groups, rows)                   # (G, O/G, Cg*kh*kw)
+            out = np.asarray(backends.current.matmul(wm, cols))        # (N, G, O/G, L)
         out = out.reshape(n, o, ho, wo)
         if bias is not None:
             out += bias._data[:, None, None]  # out is matmul's fresh result: add in place
@@ -72,6 +75,12 @@ class Convolution(Function):
         n, c = x.shape[:2]
         o = weight.shape[0]
         w = _as_4d(weight._data)
+        if _on_cuda(w):
+            grads = _cuda_conv().backward(grad._data.reshape((n, o) + g.out), _as_4d(x._data), w,
+                                          g, groups, (need_x, need_w, need_b))
+            shapes = (x.shape, weight.shape, (o,))
+            return tuple(None if a is None else wrap(a.reshape(shape))
+                         for a, shape in zip(grads, shapes)) + (None, None)
         # the gradient as the (N, G, O/G, L) stack of forward's products
         g4 = grad._data.reshape(n, groups, o // groups, g.out[0] * g.out[1])
         matmul = backends.current.matmul
@@ -137,6 +146,15 @@ def _backward_from_ops(ctx, grad, x, weight):
     if need_b:
         gb = grad.sum(dim=[d for d in range(grad.ndim) if d != 1])
     return gx, gw, gb
+
+
+def _on_cuda(a):
+    return not isinstance(a, np.ndarray)  # a device array (backends/cuda)
+
+
+def _cuda_conv():
+    from ...backends.cuda import conv
+    return conv
 
 
 def _as_4d(a):

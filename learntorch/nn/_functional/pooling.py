@@ -74,6 +74,9 @@ class MaxPool2d(Function):
             zeros = Tensor._wrap(np.zeros((n_planes, h * w), dtype=grad._data.dtype))
             flat = scatter_add(zeros, 1, Tensor._wrap(indices), grad.reshape(n_planes, n_out))
             return flat.reshape(x.shape), None
+        if _on_cuda(indices):
+            gx = _cuda_pooling().max_pool2d_backward(grad._data, indices.reshape(grad.shape), g)
+            return wrap(gx.reshape(x.shape)), None
         gx = _max_pool_backward(grad._data.reshape(n_planes, n_out), indices, h * w,
                                 _windows_overlap(g))
         return wrap(gx.reshape(x.shape)), None
@@ -81,6 +84,8 @@ class MaxPool2d(Function):
 
 def _max_pool(planes, g):
     """(values, indices) of every window of ``planes`` (P, H, W): the kernel or numpy."""
+    if _on_cuda(planes):
+        return _cuda_pooling().max_pool2d_forward(planes, g)
     if _use_kernel(planes):
         from ...backends.numba_cpu.loader import kernels
         x = np.ascontiguousarray(planes)
@@ -201,6 +206,9 @@ class AvgPool2d(Function):
     @staticmethod
     def forward(ctx, x, g, divisor):
         planes = _planes(x._data)
+        if _on_cuda(planes):
+            ctx.geometry, ctx.divisor, ctx.shape = g, divisor, x.shape
+            return wrap(_cuda_pooling().avg_pool2d_forward(x._data, g, divisor))
         view = windows(padded(planes[:, None], g, 0), g)[:, 0]  # (P, kh, kw, Ho, Wo)
         if x.dtype.is_floating_point:
             # half precision sums in float32, as torch accumulates
@@ -221,6 +229,8 @@ class AvgPool2d(Function):
             share = grad.reshape(n_planes, *g.out) / Tensor._wrap(divisor.astype(grad._data.dtype))
             cols = share.reshape(n_planes, 1, 1, 1, *g.out).expand(n_planes, 1, kh, kw, *g.out)
             return Col2im.apply(cols, g).reshape(shape), None, None
+        if _on_cuda(grad._data):
+            return wrap(_cuda_pooling().avg_pool2d_backward(grad._data, g, divisor)), None, None
         # every pixel of a window gets grad / divisor: col2im of that share, broadcast
         # (not copied) over the kh*kw taps
         share = _planes(grad._data) / divisor.astype(grad._data.dtype)
@@ -346,6 +356,15 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 # ---------------------------------------------------------------- shared checks
+def _on_cuda(a):
+    return not isinstance(a, np.ndarray)  # a device array: kernels in backends/cuda/pooling.py
+
+
+def _cuda_pooling():
+    from ...backends.cuda import pooling
+    return pooling
+
+
 def _planes(a):
     """An (N, C, H, W) or (C, H, W) array as a (P, H, W) stack of planes (a view if it can)."""
     return a.reshape((-1,) + a.shape[-2:])
