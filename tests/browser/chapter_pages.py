@@ -39,7 +39,7 @@ _DOM_CELL_COUNT = "() => window.jupyterapp.shell.currentWidget.content.node.quer
 
 # Per DOM cell, its own outputs in order (one element per output of the model; an
 # Output widget nested in a view has outputs of its own, left out here): whether each
-# shows a live ipywidgets view (an element of ipywidgets' class), and its text.
+# shows a live ipywidgets view, and its text.
 _OUTPUTS_SHOWN = """() => {
   const cells = window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell');
   return Array.from(cells, cell => {
@@ -47,7 +47,9 @@ _OUTPUTS_SHOWN = """() => {
     const children = area ? Array.from(area.children).filter(
       child => child.classList.contains('jp-OutputArea-child')) : [];
     return children.map(child => ({
-      live: Boolean(child.querySelector('.jupyter-widgets')),
+      // a view is an element inside the renderer; on failure the renderer itself takes
+      // ipywidgets' class and the error text
+      live: Boolean(child.querySelector('.jp-OutputArea-output > .jupyter-widgets')),
       text: child.innerText.slice(0, 300),
     }));
   });
@@ -95,12 +97,12 @@ MAX_SCREENSHOT_HEIGHT = 16000
 
 
 def exercise_cells(notebook):
-    """``{cell index: '02.1 solution'}`` for the cells marked as an exercise's solution or check."""
+    """``{cell index: ('02.1', 'solution')}`` for the cells marked as an exercise's solution or check."""
     marked = {}
     for index, cell in enumerate(notebook["cells"]):
         mark = cell.get("metadata", {}).get("learntorch") or {}
         if mark.get("role") in EXERCISE_ROLES:
-            marked[index] = f"{mark.get('exercise')} {mark['role']}"
+            marked[index] = (str(mark.get("exercise")), mark["role"])
     return marked
 
 
@@ -142,7 +144,11 @@ class ChapterInLab(NotebookInLab):
         self.path = Path(path)
         self.file = json.loads(self.path.read_text(encoding="utf-8"))
         self.exercises = exercise_cells(self.file)
-        self._check_cells_line_up()
+        try:
+            self._check_cells_line_up()
+        except AssertionError:
+            self.shut_down()
+            raise
 
     def _check_cells_line_up(self):
         """The file, the page's model and the DOM hold the same cells in the same order."""
@@ -228,3 +234,49 @@ class ChapterInLab(NotebookInLab):
     def shut_down(self):
         """Stop this chapter's kernel and close its tab (the next chapter gets the CPU)."""
         self.page.evaluate(_SHUT_DOWN_AND_CLOSE)
+
+
+@dataclass
+class ChapterRun:
+    """What a chapter showed once every cell had run (read before its kernel was shut down)."""
+    name: str
+    exercises: dict     # {cell index: ('02.1', 'solution')}
+    never_ran: list     # code cells without an execution count
+    errors: list        # CellError, every cell
+    widgets: list       # WidgetOutput, every widget view the kernel sent
+
+    def errors_outside_exercises(self):
+        return [str(e) for e in self.errors if e.index not in self.exercises]
+
+    def exercises_whose_checks_did_not_raise(self):
+        """``{exercise id: check cells}`` for exercises none of whose checks raised the stub's
+        NotImplementedError (none, in a learner copy)."""
+        checks = {}
+        for index, (exercise_id, role) in self.exercises.items():
+            if role == "check":
+                checks.setdefault(exercise_id, []).append(index)
+        raised = {e.index for e in self.errors if e.error.startswith("NotImplementedError")}
+        return {exercise_id: cells for exercise_id, cells in checks.items()
+                if not raised.intersection(cells)}
+
+    def widget_problems(self):
+        return [problem for problem in (w.problem() for w in self.widgets) if problem]
+
+    def live_widgets(self):
+        return [w for w in self.widgets if w.live]
+
+
+def run_chapter(page, url, path, cell_timeout_s, widgets_settle_s, screenshot=None):
+    """Open the notebook ``path`` (served at ``url``), run every code cell in turn, let the
+    widgets settle, save a picture of it all to ``screenshot`` (if given), read what it shows,
+    shut its kernel down."""
+    chapter = ChapterInLab(page, url, path)
+    try:
+        chapter.run_every_cell_in_turn(cell_timeout_s)
+        chapter.wait_until_widgets_settle(widgets_settle_s)
+        if screenshot is not None:
+            chapter.screenshot_whole_notebook(screenshot)
+        return ChapterRun(Path(path).name, chapter.exercises, chapter.cells_that_never_ran(),
+                          chapter.errors_by_cell(), chapter.widget_outputs())
+    finally:
+        chapter.shut_down()

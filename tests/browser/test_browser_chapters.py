@@ -12,23 +12,24 @@ not solved the exercises yet would (see chapter_pages.py).  Then:
 * a picture of the whole run chapter is saved as
   ``test-artifacts/browser/chapters/NN_topic.png``, to look at.
 
-One JupyterLab server (conftest.py's) serves all chapters; each chapter gets a
-fresh kernel, shut down when its checks are done.
+A small notebook with one of each fault planted shows that these checks see them.
+One JupyterLab server (conftest.py's) serves everything; each notebook gets a fresh
+kernel, shut down as soon as what the page shows has been read.
 """
+import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chapter_pages import ChapterInLab
+from chapter_pages import run_chapter
 
 # kept in one xdist worker with the other browser tests (see test_browser_widgets.py)
 pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.timeout(600)]
 
 CHAPTERS_DIR = Path(__file__).resolve().parents[2] / "chapters"
 CHAPTERS = sorted(CHAPTERS_DIR.glob("[0-9][0-9]_*.ipynb"))
-CELL_SECONDS = 180        # one cell; a cold Numba cache compiles kernels on first use
-WIDGETS_SETTLE_SECONDS = 20
+CELL_SECONDS = 180           # one cell; a cold Numba cache compiles kernels on first use
+WIDGETS_SETTLE_SECONDS = 20  # after the last cell, for "Loading widget..." to go away
 
 
 def test_there_are_chapters_to_run():
@@ -37,43 +38,21 @@ def test_there_are_chapters_to_run():
                       "run `learntorch-course release course/solutions chapters`")
 
 
-@pytest.fixture(scope="module")
-def served_chapters(jupyter_lab):
-    """The chapters copied into the server's folder, under chapters/."""
-    folder = jupyter_lab.root_dir / "chapters"
-    folder.mkdir(exist_ok=True)
-    for path in CHAPTERS:
-        shutil.copy(path, folder / path.name)
-    return "chapters"
-
-
-@dataclass
-class ChapterRun:
-    """What one chapter showed after every cell ran (read before its kernel was shut down)."""
-    name: str
-    exercises: dict            # {cell index: '02.1 solution'}
-    never_ran: list            # code cells without an execution count
-    errors: list               # CellError, every cell
-    widgets: list              # WidgetOutput, every widget view the kernel sent
-    screenshot: Path
+def served(jupyter_lab, path, folder):
+    """Copy ``path`` into the server's ``folder``; the URL that opens it in a workspace
+    of its own (so JupyterLab restores no other notebook's tab, nor starts its kernel)."""
+    target = jupyter_lab.root_dir / folder / path.name
+    target.parent.mkdir(exist_ok=True)
+    shutil.copy(path, target)
+    return jupyter_lab.url(f"lab/workspaces/{path.stem}/tree/{folder}/{path.name}")
 
 
 @pytest.fixture(scope="module", params=CHAPTERS, ids=lambda path: path.stem)
-def chapter_run(request, jupyter_lab, served_chapters, page, artifacts):
-    """The chapter opened in its own JupyterLab workspace, every code cell run in turn."""
+def chapter_run(request, jupyter_lab, page, artifacts):
+    """The chapter run cell by cell in JupyterLab: what it showed (see ChapterRun)."""
     path = request.param
-    # a workspace per chapter: JupyterLab restores no other chapter's tab (and kernel)
-    url = jupyter_lab.url(f"lab/workspaces/{path.stem}/tree/{served_chapters}/{path.name}")
-    chapter = ChapterInLab(page, url, path)
-    try:
-        chapter.run_every_cell_in_turn(CELL_SECONDS)
-        chapter.wait_until_widgets_settle(WIDGETS_SETTLE_SECONDS)
-        screenshot = artifacts / "chapters" / f"{path.stem}.png"
-        chapter.screenshot_whole_notebook(screenshot)
-        return ChapterRun(path.name, chapter.exercises, chapter.cells_that_never_ran(),
-                          chapter.errors_by_cell(), chapter.widget_outputs(), screenshot)
-    finally:
-        chapter.shut_down()
+    return run_chapter(page, served(jupyter_lab, path, "chapters"), path, CELL_SECONDS,
+                       WIDGETS_SETTLE_SECONDS, artifacts / "chapters" / f"{path.stem}.png")
 
 
 def test_every_code_cell_ran(chapter_run):
@@ -83,33 +62,76 @@ def test_every_code_cell_ran(chapter_run):
 
 
 def test_no_cell_outside_the_exercises_raises(chapter_run):
-    outside = [str(e) for e in chapter_run.errors if e.index not in chapter_run.exercises]
-    assert outside == [], f"{chapter_run.name}: cells outside the exercises raised: {outside}"
+    assert chapter_run.errors_outside_exercises() == [], (
+        f"{chapter_run.name}: cells outside the exercises raised")
 
 
 def test_each_exercise_check_reports_the_unsolved_stub(chapter_run):
-    # the learner copy's promise (its stubs raise NotImplementedError when a check calls
-    # them), and proof that the errors above are really read from the page
-    checks = {}
-    for index, role in chapter_run.exercises.items():
-        exercise_id, kind = role.split()
-        if kind == "check":
-            checks.setdefault(exercise_id, []).append(index)
-    assert checks, f"{chapter_run.name} has no exercise check cell"
-    raised = {e.index for e in chapter_run.errors if e.error.startswith("NotImplementedError")}
-    silent = {exercise_id: cells for exercise_id, cells in checks.items()
-              if not raised.intersection(cells)}
-    assert silent == {}, (
-        f"{chapter_run.name}: the check cells of these exercises did not raise the stub's "
-        f"NotImplementedError: {silent}; the errors were {[str(e) for e in chapter_run.errors]}")
+    # the learner copy's promise (a check calling the stub gets its NotImplementedError),
+    # and proof that the errors above were really read from the page
+    assert any(role == "check" for _, role in chapter_run.exercises.values()), (
+        f"{chapter_run.name} has no exercise check cell")
+    assert chapter_run.exercises_whose_checks_did_not_raise() == {}, (
+        f"{chapter_run.name}: these exercises' check cells did not raise the stub's "
+        f"NotImplementedError; the errors were {[str(e) for e in chapter_run.errors]}")
 
 
 def test_every_widget_output_renders_a_live_view(chapter_run):
-    problems = [p for p in (w.problem() for w in chapter_run.widgets) if p]
-    assert problems == [], f"{chapter_run.name}: widget outputs that did not render: {problems}"
+    assert chapter_run.widget_problems() == [], (
+        f"{chapter_run.name}: widget outputs that did not render")
 
 
 def test_the_chapter_shows_a_widget(chapter_run):
-    assert any(w.live for w in chapter_run.widgets), (
+    assert chapter_run.live_widgets(), (
         f"{chapter_run.name} shows no widget; every chapter shows at least one (DESIGN.md, "
         "section 6)")
+
+
+# ---- the checks themselves see each kind of fault -----------------------------------------
+
+def code_cell(source, exercise=None, role=None):
+    metadata = {"learntorch": {"exercise": exercise, "role": role}} if role else {}
+    return {"cell_type": "code", "execution_count": None, "metadata": metadata,
+            "outputs": [], "source": source}
+
+
+# A widget view whose model the kernel never made: what JupyterLab shows when a widget's
+# front end and kernel side disagree ("Error displaying widget: model not found").
+ORPHAN_VIEW = ('display({"application/vnd.jupyter.widget-view+json": {"model_id": "0" * 32, '
+               '"version_major": 2, "version_minor": 0}}, raw=True)')
+
+PLANTED_FAULTS = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "# One fault of each kind"},
+        code_cell("import ipywidgets\nipywidgets.IntSlider(description='fine')"),  # 1
+        code_cell(ORPHAN_VIEW),                                                     # 2
+        code_cell("1 / 0  # outside the exercises"),                                # 3
+        code_cell("def stub():\n    raise NotImplementedError('exercise 99.1')",
+                  "99.1", "solution"),                                              # 4
+        code_cell("stub()", "99.1", "check"),                                       # 5
+        code_cell("def stub2():\n    return 0", "99.2", "solution"),                # 6
+        code_cell("stub2()  # a check that does not call a raising stub",
+                  "99.2", "check"),                                                 # 7
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                "language": "python"}},
+    "nbformat": 4, "nbformat_minor": 5,
+}
+
+
+def test_the_checks_see_every_planted_fault(jupyter_lab, page, tmp_path):
+    path = tmp_path / "planted_faults.ipynb"
+    path.write_text(json.dumps(PLANTED_FAULTS), encoding="utf-8")
+    run = run_chapter(page, served(jupyter_lab, path, "controls"), path, CELL_SECONDS,
+                      WIDGETS_SETTLE_SECONDS)
+
+    assert run.never_ran == []
+    # the error outside the exercises is reported; the stub's, in its check cell, is not
+    [outside] = run.errors_outside_exercises()
+    assert outside.startswith("cell 3 ") and "ZeroDivisionError" in outside
+    # the exercise whose check did not raise is reported, the one whose check did is not
+    assert run.exercises_whose_checks_did_not_raise() == {"99.2": [7]}
+    # the slider is live; the orphan view is reported with what JupyterLab shows
+    assert [w.index for w in run.live_widgets()] == [1]
+    [problem] = run.widget_problems()
+    assert problem.startswith("cell 2: ") and "Error displaying widget" in problem
