@@ -39,8 +39,6 @@ dtype; the host functions below make views contiguous first.
 """
 import functools
 
-import numpy as np
-
 from .array import CudaArray
 from .driver import launch, numba_cuda
 

@@ -229,7 +229,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """``F.avg_pool2d`` on a (N, C, H, W) or (C, H, W) CudaArray; returns (values, geometry, divisor)."""
+    """``F.avg_pool2d`` on a (N, C, H, W) or (C, H, W) CudaArray.
+
+    Returns (values, geometry, divisor): backward needs the last two.
+    """
     from ...nn._functional.pooling import _avg_divisor, _pool_geometry
     kernel, stride, padding, dilation = _pool_args("avg_pool2d", kernel_size, stride, padding, 1)
     g = _pool_geometry(x, kernel, stride, padding, dilation, ceil_mode)
