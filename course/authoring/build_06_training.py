@@ -499,45 +499,81 @@ with exercise("06.1"):
 """)
 
 ch.hidden_check("06.1", r"""
-class ModeRecorder(nn.Module):
-    # wraps a model; records (batch size, training mode?, graph recorded?) for every forward pass
+import numpy as np
 
-    def __init__(self, inner):
+
+class TrainingWitness(nn.Module):
+    # wraps a model and watches train() use it: records (batch size, training mode?, graph recorded?)
+    # for every forward pass, and the weights and accuracy at every validation pass (a batch of
+    # all len(val_set) samples, in order).  At the first training batch of the last epoch it
+    # scrambles the weights, as a diverging run would: then the last epoch is not the best one,
+    # and only a restored checkpoint gives the best weights back.
+
+    def __init__(self, inner, epochs, steps_per_epoch, val_labels):
         super().__init__()
         self.inner = inner
-        self.calls = []
+        self.scramble_at = (epochs - 1) * steps_per_epoch
+        self.val_labels = val_labels
+        self.calls, self.val_passes = [], []
+
+    def weights(self):
+        return {name: value.detach().numpy().copy() for name, value in self.inner.state_dict().items()}
 
     def forward(self, x):
+        training_steps = sum(1 for _, _, graph in self.calls if graph)
+        if torch.is_grad_enabled() and training_steps == self.scramble_at:
+            with torch.no_grad():
+                for layer in self.inner:
+                    if isinstance(layer, nn.Linear):
+                        layer.reset_parameters()
         self.calls.append((x.shape[0], self.training, torch.is_grad_enabled()))
-        return self.inner(x)
+        scores = self.inner(x)
+        if x.shape[0] == len(self.val_labels):
+            accuracy = (scores.argmax(dim=1) == self.val_labels).float().mean().item()
+            self.val_passes.append((accuracy, self.weights()))
+        return scores
 
 
 with exercise("06.1"):
     torch.manual_seed(1)
-    recorded = ModeRecorder(nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Dropout(0.1),
-                                          nn.Linear(128, 10)))
     loader = DataLoader(train_set, batch_size=64, shuffle=True, generator=torch.Generator().manual_seed(1))
     all_val = DataLoader(val_set, batch_size=len(val_set))    # one batch: its size marks validation passes
-    history = train(recorded, loader, all_val, epochs=5)
-    check_equal([len(history[k]) for k in ("train_loss", "val_loss", "val_accuracy")], [5, 5, 5],
-                name="lengths of the history lists after train(..., epochs=5)")
+    epochs = 6
+    witness = TrainingWitness(nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Dropout(0.1),
+                                            nn.Linear(128, 10)), epochs, len(loader), val_labels)
+    history = train(witness, loader, all_val, epochs=epochs)
+    check_equal([len(history[k]) for k in ("train_loss", "val_loss", "val_accuracy")], [epochs] * 3,
+                name=f"lengths of the history lists after train(..., epochs={epochs})")
 
-    graph_calls = [call for call in recorded.calls if call[2]]
-    check_equal(len(graph_calls) >= 5 * len(loader), True,
-                name=f"forward passes with a graph in 5 epochs of {len(loader)} batches (at least one per batch)")
-    check_equal(all(training for _, training, _ in graph_calls), True,
-                name="every forward pass that records a graph runs in training mode (model.train() each epoch)")
-    val_calls = [call for call in recorded.calls if call[0] == len(val_set)]
-    check_equal(len(val_calls) >= 5, True, name="validation passes in 5 epochs (at least one per epoch)")
-    check_equal(all(not training and not grad for _, training, grad in val_calls), True,
-                name="every validation pass runs in eval mode under torch.no_grad()")
+    val_calls = [call for call in witness.calls if call[0] == len(val_set)]
+    check_equal(len(val_calls) >= epochs, True, name=f"validation passes in {epochs} epochs (at least one per epoch)")
+    check_equal(sum(1 for _, training, grad in val_calls if training or grad), 0,
+                name="validation passes that run in training mode or record a graph "
+                     "(validate after model.eval(), inside torch.no_grad())")
+    steps = [call for call in witness.calls if call[2] and call[0] != len(val_set)]
+    check_equal(len(steps) >= epochs * len(loader), True,
+                name=f"forward passes with a graph in {epochs} epochs of {len(loader)} batches (at least one per batch)")
+    check_equal(sum(1 for _, training, _ in steps if not training), 0,
+                name="training forward passes that run in eval mode (call model.train() at the start of "
+                     "every epoch: evaluating switched it off)")
 
-    val_loss, val_accuracy = evaluate(recorded, val_loader)
-    check_close(val_accuracy, max(history["val_accuracy"]),
-                name="accuracy of the returned model (seed 1, with dropout) vs the best in its history")
-    if val_accuracy < 0.93:
-        raise ExerciseCheckFailed(f"with seed 1 and dropout, 5 epochs reach only {val_accuracy:.3f} (expected >= 0.93)")
+    best_accuracy = max(accuracy for accuracy, _ in witness.val_passes)
+    final = witness.weights()
+    restored = any(accuracy == best_accuracy and all(np.array_equal(final[k], w[k]) for k in final)
+                   for accuracy, w in witness.val_passes)
+    last_accuracy = witness.val_passes[-1][0]
+    if not restored:
+        raise ExerciseCheckFailed(
+            f"the check scrambled the weights at the start of the last epoch (as a diverging run would); the "
+            f"last epoch reached {last_accuracy:.3f}, an earlier one {best_accuracy:.3f}, but the returned "
+            f"model does not hold the weights of that best epoch. Keep a checkpoint with "
+            f"copy.deepcopy(model.state_dict()) (state_dict() alone shares memory with the parameters) and "
+            f"load it at the end")
+    if best_accuracy < 0.93:
+        raise ExerciseCheckFailed(f"with seed 1 and dropout, the best of {epochs - 1} good epochs reaches only "
+                                  f"{best_accuracy:.3f} validation accuracy (expected >= 0.93)")
 """)
+
 
 ch.markdown(r"""
 ### Exercise 06.2 · Early stopping
@@ -568,8 +604,8 @@ for epoch in range(100):
 """)
 
 ch.solution("06.2", points=3, hint=(
-    "count the calls to know the epoch index; compare with `val_loss < self.best_loss - self.min_delta` "
-    "(False for NaN, as it should be)"), source=r"""
+    "step() must know which call it is to set best_epoch; a comparison with NaN is always False, "
+    "so the improvement test can handle NaN by itself"), source=r"""
 class EarlyStopping:
     # stop when the validation loss has not improved (by more than min_delta) for `patience` epochs
 
@@ -579,6 +615,7 @@ class EarlyStopping:
         self.best_loss = math.inf
         self.best_epoch = None
         self.bad_epochs = 0
+        # whatever else step() needs to remember between calls:
         ### BEGIN SOLUTION
         self.epoch = -1                       # index of the latest call to step
         ### END SOLUTION
@@ -635,6 +672,10 @@ with exercise("06.2"):
     check_equal(answers, [False, False, False, False], name="EarlyStopping(patience=3) fed [1.0, nan, nan, 0.9]")
     check_equal((stopper.best_loss, stopper.best_epoch, stopper.bad_epochs), (0.9, 3, 0),
                 name="(best_loss, best_epoch, bad_epochs) after [1.0, nan, nan, 0.9]")
+    answers, stopper = replay([1.0, float("nan"), float("nan"), 0.9], patience=2)
+    check_equal(answers, [False, False, True], name="EarlyStopping(patience=2) fed [1.0, nan, nan, 0.9] (a NaN never improves)")
+    check_equal((stopper.best_loss, stopper.best_epoch, stopper.bad_epochs), (1.0, 0, 2),
+                name="(best_loss, best_epoch, bad_epochs) of EarlyStopping(patience=2) when it stops on [1.0, nan, nan]")
 
     answers, stopper = replay([1.0, 0.75, 0.8], patience=5, min_delta=0.25)  # exactly min_delta is not enough
     check_equal((stopper.best_loss, stopper.best_epoch, stopper.bad_epochs), (1.0, 0, 2),
