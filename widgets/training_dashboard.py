@@ -30,7 +30,8 @@ two even for thousands of steps, and the browser draws them; the same SVG is the
 static picture an exported notebook keeps.  Time comes from ``clock``
 (``time.perf_counter``); pass a fake clock to test ETA and throttling exactly.
 In a notebook, the end of each cell also redraws what the throttle skipped, so a cell
-that trains always leaves its final numbers on screen.
+that trains always leaves its final numbers on screen, and in the output's static
+picture as well.
 """
 import math
 import sys
@@ -181,6 +182,10 @@ class TrainingDashboard(Widget):
             now = self.clock()
             self._update_progress(now)
             self._redraw_curves()
+            if self._handle is not None:
+                # the output's static picture too: a notebook saved now (an exported one,
+                # one reopened without its kernel) shows the curves as far as they got
+                self._handle.update(self)
 
     # ---- state --------------------------------------------------------------------
 
