@@ -272,7 +272,7 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         from ..factories import zeros
-        gx = zeros(grad.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
+        gx = zeros(grad.shape, dtype=grad.dtype, device=grad.device) if ctx.needs_input_grad[0] else None
         return gx, (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
@@ -298,6 +298,6 @@ class Copy(Function):
     @staticmethod
     def backward(ctx, grad):
         from ..factories import zeros
-        gx = zeros(grad.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
+        gx = zeros(grad.shape, dtype=grad.dtype, device=grad.device) if ctx.needs_input_grad[0] else None
         # the engine sums over broadcast dims and casts back to src's dtype
         return gx, (grad if ctx.needs_input_grad[1] else None)

@@ -196,7 +196,7 @@ class _ExtremeWithIndices(Function):
         if not ctx.keepdim:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         from ..factories import zeros
-        out = zeros(ctx.shape, dtype=grad.dtype)
+        out = zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
         return out.scatter_add(ctx.dim, indices, grad), None, None
 
 

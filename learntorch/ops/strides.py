@@ -121,10 +121,10 @@ def select_array(a, dim, index):
                          index * strides[dim])
 
 
-def empty_strided(shape, strides, dtype):
-    """A fresh numpy array with exactly these strides (in elements)."""
+def empty_strided(shape, strides, dtype, like=None):
+    """A fresh array with exactly these strides (in elements), on the device of ``like``."""
     span = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
-    return strided_array(np.empty(span, dtype=dtype), tuple(shape), strides)
+    return strided_array(np.empty(span, dtype=dtype, like=like), tuple(shape), strides)
 
 
 def is_non_overlapping_and_dense(shape, strides):
@@ -187,6 +187,6 @@ def unsqueeze_array(a, dim):
 
 def copy_array(a, strides):
     """A copy of numpy array ``a`` laid out with ``strides``."""
-    out = empty_strided(a.shape, strides, a.dtype)
+    out = empty_strided(a.shape, strides, a.dtype, like=a)
     np.copyto(out, a)
     return out

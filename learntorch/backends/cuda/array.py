@@ -90,7 +90,7 @@ class CudaArray(np.lib.mixins.NDArrayOperatorsMixin):
     @classmethod
     def from_host(cls, array):
         """A device copy of the numpy ``array`` (C-contiguous)."""
-        host = np.ascontiguousarray(array)
+        host = np.ascontiguousarray(array).reshape(np.shape(array))  # (0-d stays 0-d)
         a = cls.empty(host.shape, host.dtype)
         if host.size:
             a._buffer[:host.size].copy_to_device(host.reshape(-1))

@@ -191,6 +191,9 @@ def _dot(a, b, out=None):
 # ---------------------------------------------------------------- copies and new arrays
 @implements(np.copyto)
 def _copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, CudaArray):
+        raise RuntimeError("cannot copy a cuda array into cpu memory implicitly: use "
+                           "tensor.cpu() (or copy_ between tensors)")
     if where is not True:
         src = np.where(where, src, dst)
     if isinstance(src, np.ndarray) and src.ndim:
@@ -436,7 +439,14 @@ def _full(shape, fill_value, dtype=None, order="C"):
     return _new(shape, dtype if dtype is not None else np.asarray(fill_value).dtype, fill_value)
 
 
-@implements(np.asarray, np.array, np.ascontiguousarray)
+@implements(np.array)
+def _array(a, dtype=None, *, copy=True, **kw):
+    if isinstance(a, CudaArray) and copy is True:  # np.array copies unless told not to
+        return a.astype(dtype if dtype is not None else a.dtype)
+    return _asarray(a, dtype)
+
+
+@implements(np.asarray, np.ascontiguousarray)
 def _asarray(a, dtype=None, order=None, copy=None, **kw):
     if isinstance(a, CudaArray):
         if dtype is not None and np.dtype(dtype) != a.dtype:

@@ -5,12 +5,17 @@ kernel when it is not already so), so that every reduction becomes the same
 problem: R *rows* of n contiguous elements, one result per row.
 
 **Thread layout.**  One block per row (``blockIdx.x``), ``T`` threads per
-block (a power of two).  Phase 1: thread t folds elements t, t+T, t+2T, ...
+block (a power of two, at most 256; fewer for short rows).  Phase 1: thread t folds elements t, t+T, t+2T, ...
 of its row into a private running value -- any row length works.  Phase 2, a
 *shared-memory tree*: the T running values go to a shared array, and in
 log2(T) rounds thread t (t < step) combines slot t with slot t + step, with
 ``syncthreads()`` between rounds so that nobody reads a slot before it is
 written.  Thread 0 writes the row's result.
+
+Short rows (n <= SERIAL_UP_TO) take the other layout: one *thread* per row,
+folding its row alone (``reduce_rows_serial``).  A block per row would leave
+most of its threads idle, and a thousand rows of 3 are better served by a
+thousand threads than by a thousand blocks.
 
 A thread with no element (t >= n) needs a value that changes nothing:
 0 for sum, 1 for prod, and for max/min simply the row's first element
@@ -22,7 +27,7 @@ import numba
 import numpy as np
 
 from .array import CudaArray
-from .driver import numba_cuda, simulated
+from .driver import launch, numba_cuda, simulated
 
 cuda = numba_cuda()
 
@@ -64,19 +69,69 @@ def _better_min(v, i, w, j):
     return w != w or w < v or (w == v and j < i)
 
 
-def threads():
-    return 32 if simulated() else 256
+def threads(n):
+    """Threads per block for rows of ``n``: a power of two, no more than the row needs.
 
+    Short rows (softmax over a small dim, a reduction over dim 0 of a wide array)
+    would leave most of a large block idle.
+    """
+    most = 32 if simulated() else 256
+    t = 1
+    while t < n and t < most:
+        t *= 2
+    return t
+
+
+SERIAL_UP_TO = 16  # rows at most this long: one thread per row, no tree
 
 _kernels = {}
 
 
-def _row_kernel(op, acc_dtype):
-    key = (op, acc_dtype)
+def _serial_kernel(op, acc_dtype):
+    """One thread per row: thread ``r`` folds row r from left to right (no shared memory)."""
+    key = ("serial", op, acc_dtype)
     if key in _kernels:
         return _kernels[key]
     combine = cuda.jit(device=True)(COMBINE[op])
-    T = threads()
+
+    @cuda.jit
+    def reduce_rows_serial(x, rows, n, out):
+        r = cuda.grid(1)
+        if r < rows:
+            acc = x[r * n]
+            for j in range(1, n):
+                acc = combine(acc, x[r * n + j])
+            out[r] = acc
+
+    _kernels[key] = reduce_rows_serial
+    return reduce_rows_serial
+
+
+def _serial_arg_kernel(op, dtype):
+    key = ("serial_arg", op, dtype)
+    if key in _kernels:
+        return _kernels[key]
+    better = cuda.jit(device=True)(_better_max if op == "max" else _better_min)
+
+    @cuda.jit
+    def arg_rows_serial(x, rows, n, out):
+        r = cuda.grid(1)
+        if r < rows:
+            v, i = x[r * n], 0
+            for j in range(1, n):
+                if better(v, i, x[r * n + j], j):
+                    v, i = x[r * n + j], j
+            out[r] = i
+
+    _kernels[key] = arg_rows_serial
+    return arg_rows_serial
+
+
+def _row_kernel(op, acc_dtype, T):
+    key = (op, acc_dtype, T)
+    if key in _kernels:
+        return _kernels[key]
+    combine = cuda.jit(device=True)(COMBINE[op])
     acc_type = numba.from_dtype(acc_dtype)
     uses_identity = op in IDENTITY
     identity = acc_dtype.type(IDENTITY.get(op, 0))
@@ -109,12 +164,11 @@ def _row_kernel(op, acc_dtype):
     return reduce_rows
 
 
-def _arg_kernel(op, dtype):
-    key = ("arg" + op, dtype)
+def _arg_kernel(op, dtype, T):
+    key = ("arg" + op, dtype, T)
     if key in _kernels:
         return _kernels[key]
     better = cuda.jit(device=True)(_better_max if op == "max" else _better_min)
-    T = threads()
     val_type = numba.from_dtype(dtype)
 
     @cuda.jit
@@ -199,8 +253,12 @@ def reduce(op, a, axis=None, keepdims=False, dtype=None):
     if rows.dtype != out_dtype:
         rows = rows.astype(out_dtype)
     out = CudaArray.empty((rows.shape[0],), out_dtype)
-    if rows.shape[0]:
-        _row_kernel(op, out_dtype)[rows.shape[0], threads()](rows._flat(), n, out._buffer)
+    if rows.shape[0] and n <= SERIAL_UP_TO:
+        launch(_serial_kernel(op, out_dtype), rows.shape[0])(rows._flat(), rows.shape[0], n,
+                                                            out._buffer)
+    elif rows.shape[0]:
+        T = threads(n)
+        _row_kernel(op, out_dtype, T)[rows.shape[0], T](rows._flat(), n, out._buffer)
     return out.reshape(shape)
 
 
@@ -213,6 +271,10 @@ def _arg_reduce(op, a, axis, keepdims):
     if n == 0:
         raise ValueError(f"attempt to get arg{op} of an empty sequence")
     out = CudaArray.empty((rows.shape[0],), np.int64)
-    if rows.shape[0]:
-        _arg_kernel(op, rows.dtype)[rows.shape[0], threads()](rows._flat(), n, out._buffer)
+    if rows.shape[0] and n <= SERIAL_UP_TO:
+        launch(_serial_arg_kernel(op, rows.dtype), rows.shape[0])(rows._flat(), rows.shape[0], n,
+                                                                 out._buffer)
+    elif rows.shape[0]:
+        T = threads(n)
+        _arg_kernel(op, rows.dtype, T)[rows.shape[0], T](rows._flat(), n, out._buffer)
     return out.reshape(_result_shape(a, axes, kept, keepdims))
