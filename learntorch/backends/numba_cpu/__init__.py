@@ -8,6 +8,8 @@ Files, one idea each:
 * ``softmax.py``      -- row kernels: softmax, log_softmax, their backward, logsumexp;
 * ``arithmetic.py``   -- add / sub / mul / div of large same-shape arrays on all cores;
 * ``reduction.py``    -- sum over trailing dimensions, SIMD running sums;
+* ``pool_kernels.py`` / ``col2im_kernels.py`` -- max pooling, and the convolution's
+  col2im, for ``nn.functional`` (``loader.layer_kernel_serves`` decides when);
 * ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
 * ``loader.py``       -- imports kernel modules on first need; thread-count and
   wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;

@@ -18,10 +18,11 @@ product ``W @ cols[n]`` for every image n, so by the matmul rule
     dx    = col2im(dcols)                     every window's gradient added back to its pixels
     db    = g summed over N, Ho, Wo
 
-(dcols and col2im are computed one kernel tap at a time, see ``_input_gradient``.)
-The large temporaries -- padded image, cols -- are scratch arrays reused from
-call to call (``workspace.py``); on the course's CNN that saved ~2 ms of a
-5 ms training step in page faults.
+dcols is as large as forward's cols (kh*kw times x): one batched product
+makes all of it, then one col2im pass (a Numba kernel for large float arrays)
+adds it back into the image.  The large forward temporaries -- padded image,
+cols -- are scratch arrays reused from call to call (``workspace.py``); on the
+course's CNN that saved ~2 ms of a 5 ms training step in page faults.
 
 A 1-D convolution is the same thing on images of height 1: (N, C, L) is
 viewed as (N, C, 1, L) and the kernel (O, C, k) as (O, C, 1, k), no copy.
@@ -34,7 +35,7 @@ from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
-from .im2col import Col2im, Geometry, Im2col, add_at_tap, crop, im2col, output_size
+from .im2col import Col2im, Geometry, Im2col, col2im, im2col, output_size
 from .workspace import scratch
 
 
@@ -106,24 +107,19 @@ def _cols(a, g):
 
 
 def _input_gradient(w, g4, g, groups, n, c):
-    """dx = col2im(W^T @ g), one kernel tap at a time.
+    """dx = col2im(W^T @ g): the gradient of every window, added back to its pixels.
 
-    ``W^T @ g`` in one piece would be the (N, C*kh*kw, Ho*Wo) gradient of the
-    im2col matrix -- kh*kw times the size of x.  Taking the product for one
-    tap (i, j) at a time gives an (N, C, Ho, Wo) slab that is added into the
-    image at once and then dropped: same arithmetic, a fraction of the memory.
+    (G, Cg*kh*kw, O/G) @ (N, G, O/G, L) -> (N, G, Cg*kh*kw, L) is the gradient
+    of cols, (N, C, kh, kw, Ho, Wo): one product per image (W^T is a view that
+    BLAS reads transposed in place).  Taking the product one kernel tap at a
+    time instead -- nine (Cg, O/G) @ (O/G, L) products per image, each added
+    into a padded image at once -- needs less memory but, with numpy's strided
+    adds, took ~1.3x as long on the course CNN's second layer.
     """
     o = w.shape[0]
-    taps = w.reshape((groups, o // groups, c // groups) + g.kernel)
-    buf = scratch("conv.grad_padded", (n, c) + g.buffer, g4.dtype)
-    buf.fill(0)
-    matmul = backends.current.matmul
-    for i in range(g.kernel[0]):
-        for j in range(g.kernel[1]):
-            # (G, Cg, O/G) @ (N, G, O/G, L) -> (N, G, Cg, L): this tap's share of every pixel
-            slab = np.asarray(matmul(taps[:, :, :, i, j].swapaxes(-1, -2), g4))
-            add_at_tap(buf, g, i, j, slab.reshape((n, c) + g.out))
-    return crop(buf, g) if g.padded else buf.copy()
+    wm = w.reshape(groups, o // groups, w[0].size)
+    dcols = np.asarray(backends.current.matmul(wm.swapaxes(-1, -2), g4))
+    return col2im(dcols.reshape((n, c) + g.kernel + g.out), g)
 
 
 def _backward_from_ops(ctx, grad, x, weight):

@@ -45,9 +45,17 @@ pixel there; pooling's ceil_mode lets the last window hang over the edge).
 import numpy as np
 
 from ...autograd.function import Function
+from ...backends.numba_cpu.loader import kernels, layer_kernel_serves
 from ...ops._helpers import recording_gradient_graph, wrap
 
 _as_strided = np.lib.stride_tricks.as_strided
+
+#: smallest gradient matrix (elements) for which ``col2im`` runs the Numba kernel
+#: (``backends/numba_cpu/col2im_kernels.py``).  Measured at float32, 3x3 windows, one
+#: thread on a shared 2-core machine (numpy / kernel, microseconds): (32, 1, 28, 28):
+#: 125 / 50, (32, 8, 14, 14): 350 / 205.  Smaller ones stay on numpy so that toys never
+#: import Numba (~0.5 s, once).
+COL2IM_KERNEL_MIN_SIZE = 4_096
 
 
 class Geometry:
@@ -139,10 +147,18 @@ def col2im(cols, g):
     """The adjoint of ``im2col``: add every entry of ``cols`` (N, C, kh, kw, Ho, Wo) back
     to the pixel it came from; returns (N, C, H, W), C-contiguous.
 
-    One strided add per kernel offset (kh*kw of them, each over a whole
-    (N, C, Ho, Wo) slab), so the Python loop stays short whatever the image size.
+    Large float arrays go to the Numba kernel, which fills each plane in one go
+    (see ``col2im_kernels.py``).  numpy does one strided add per kernel offset
+    (kh*kw of them, each over a whole (N, C, Ho, Wo) slab), so the Python loop
+    stays short whatever the image size.
     """
     n, c, kh, kw = cols.shape[:4]
+    if layer_kernel_serves(cols, COL2IM_KERNEL_MIN_SIZE):
+        planes = np.ascontiguousarray(cols).reshape((n * c,) + cols.shape[2:])
+        dx = np.empty((n, c) + g.size, dtype=cols.dtype)
+        kernels("col2im_kernels").col2im(planes, kh, kw, *g.stride, *g.pad, *g.dilation,
+                                         dx.reshape((n * c,) + g.size))
+        return dx
     buf = np.zeros((n, c) + g.buffer, dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):

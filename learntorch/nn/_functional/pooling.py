@@ -22,9 +22,9 @@ import numbers
 
 import numpy as np
 
-from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...backends.numba_cpu.loader import layer_kernel_serves
 from ...ops._helpers import recording_gradient_graph, wrap
 from ...ops.indexing import scatter_add
 from .im2col import Col2im, Geometry, col2im, output_size, padded, windows
@@ -160,10 +160,7 @@ def _windows_overlap(g):
 
 def _use_kernel(a):
     """The Numba kernel serves large float arrays when the Numba backend is active."""
-    from ...backends.numba_cpu import NumbaBackend
-    from ...backends.numba_cpu.loader import kernels_allowed
-    return (isinstance(backends.current, NumbaBackend) and a.size >= MAX_POOL_KERNEL_MIN_SIZE
-            and a.dtype in (np.float32, np.float64) and kernels_allowed())
+    return layer_kernel_serves(a, MAX_POOL_KERNEL_MIN_SIZE)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
