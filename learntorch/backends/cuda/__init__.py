@@ -16,6 +16,8 @@ a kernel.  Files, one idea each:
 * ``numpy_api.py``   -- which numpy functions a CudaArray answers, and how;
 * ``backend.py``     -- ``CudaBackend``: the backend primitives (fused activations,
   softmax rows) for CudaArrays;
+* ``conv.py``        -- conv2d forward and its three gradients, one thread per output;
+* ``pooling.py``     -- max_pool2d (values + argmax) and avg_pool2d, forward and backward;
 * ``optim_kernels.py`` -- fused SGD / Adam updates;
 * ``random.py``      -- counter-based random numbers generated on the device.
 
