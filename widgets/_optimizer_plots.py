@@ -7,8 +7,8 @@ Speed matters here: a Play frame must redraw in about 0.1 s.  Drawing filled
 contours is by far the slowest part of the picture, and it never changes while
 the optimizers move -- so ``ContourPlot`` draws the contours once, keeps the
 rendered pixels (``copy_from_bbox``), and for each frame only pastes them back
-and draws the paths on top ("blitting").  The loss plot has a handful of lines
-and rescales as they fall, so it is simply redrawn.
+and draws the paths on top ("blitting").  The loss plot does the same with its
+axes, whose limits move in coarse steps so that most frames can reuse them.
 
 ``draw_contours`` / ``draw_paths`` / ``draw_losses`` are also used to draw the
 static SVG picture, so the live view and the saved picture show the same thing.
@@ -215,7 +215,14 @@ class ContourPlot:
 
 
 class LossPlot:
-    """The live loss-per-step picture: one line per run, new data and limits each frame."""
+    """The live loss-per-step picture: one line per run.
+
+    Drawing the axes (ticks, log-scale labels) is most of a render, so the limits move
+    in coarse steps (``_rescale``: the step axis to the next of 1, 1.5, 2, 3, 4, 5, 6, 8
+    x 10^k, a log axis to whole decades) and stay put for many frames.  While they do,
+    a frame pastes the cached axes back and draws only the lines, as ``ContourPlot``
+    does with its contours; ``full_draws`` counts the renders of the axes.
+    """
 
     def __init__(self, figsize=(4.4, 5.0), dpi=80):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -228,23 +235,50 @@ class LossPlot:
         self.figure.subplots_adjust(left=0.2, right=0.96, bottom=0.26, top=0.94)
         self.lines = {}
         self.surface_key = None
+        self.background = None   # the rendered axes, and the limits they were drawn with
+        self.background_limits = None
+        self.full_draws = 0
 
     def update(self, runs, surface, last_step):
         """Set each run's losses as line data and rescale the axes."""
         label, transform = loss_axis(surface)
         if surface.key != self.surface_key or list(runs) != list(self.lines):
             self.ax.clear()
-            self.lines = {name: self.ax.plot([], [], color=colour(name), linewidth=1.4)[0]
+            self.lines = {name: self.ax.plot([], [], color=colour(name), linewidth=1.4,
+                                             animated=True)[0]
                           for name in runs}
             _finish_loss_axes(self.ax, label, surface, last_step)
             self.surface_key = surface.key
+            self.background = None
         for name, run in runs.items():
             self.lines[name].set_data(np.arange(len(run.losses)), transform(run.losses))
         _rescale(self.ax, [transform(run.losses) for run in runs.values()], last_step)
 
     def png(self):
-        self.canvas.draw()
+        limits = (self.ax.get_xlim(), self.ax.get_ylim())
+        if self.background is None or limits != self.background_limits:
+            self.canvas.draw()  # the axes; the lines are animated, left out of a full draw
+            self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self.background_limits = limits
+            self.full_draws += 1
+        self.canvas.restore_region(self.background)
+        for line in self.lines.values():
+            self.ax.draw_artist(line)
         return figure_png(self.figure, self.canvas)
+
+
+def coarse_step_limit(last_step):
+    """The step axis's right end: the first of 1, 1.5, 2, 3, 4, 5, 6, 8 x 10^k at or past
+    ``last_step``, so the axis is redrawn 8 times per decade of steps, not every frame.
+
+    >>> [coarse_step_limit(n) for n in (1, 7, 15, 16, 101)]
+    [1.0, 8.0, 15.0, 20.0, 150.0]
+    """
+    last_step = max(last_step, 1)
+    power = 10.0 ** np.floor(np.log10(last_step))
+    for mantissa in (1, 1.5, 2, 3, 4, 5, 6, 8, 10):
+        if mantissa * power >= last_step - 1e-9:
+            return float(mantissa * power)
 
 
 def _rescale(ax, series, last_step):
@@ -262,12 +296,25 @@ def _rescale(ax, series, last_step):
     if len(values):
         low, high = values.min(), values.max()
         starts = np.abs([s[0] for s in series if len(s) and np.isfinite(s[0])])
-        if len(starts) and starts.max() > 0:
-            high = min(high, 1e4 * starts.max())
+        cap = 1e4 * starts.max() if len(starts) and starts.max() > 0 else None
+        if cap:
+            high = min(high, cap)
         if ax.get_yscale() == "log":
-            low, high = low / 2, high * 2
+            # whole decades, so the axis stays put while the losses fall within one
+            low = 10.0 ** np.floor(np.log10(low / 2))
+            high = min(10.0 ** np.ceil(np.log10(high * 2)), 2 * cap) if cap else \
+                10.0 ** np.ceil(np.log10(high * 2))
         else:
             pad = 0.05 * (high - low) or 1.0
-            low, high = low - pad, high + pad
+            low, high = _coarse(low - pad, down=True), _coarse(high + pad, down=False)
         ax.set_ylim(low, high)
-    ax.set_xlim(0, max(last_step, 1))
+    ax.set_xlim(0, coarse_step_limit(last_step))
+
+
+def _coarse(value, down):
+    """``value`` moved outward to one significant digit (-0.37 -> -0.4, 123 -> 200 going up)."""
+    if value == 0 or not np.isfinite(value):
+        return value
+    power = 10.0 ** np.floor(np.log10(abs(value)))
+    rounded = (np.floor if down else np.ceil)(value / power) * power
+    return float(rounded)

@@ -4,7 +4,8 @@ import importlib
 
 import pytest
 
-MODULES = ["widgets.optimizer_explorer", "widgets._surfaces", "widgets._momentum_phase"]
+MODULES = ["widgets.optimizer_explorer", "widgets._surfaces", "widgets._momentum_phase",
+           "widgets._optimizer_plots"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -209,3 +209,19 @@ def test_a_surface_undefined_in_part_of_its_window_is_drawn_where_it_is_defined(
     values = explorer.contour_grid().values
     assert np.isnan(values).any() and np.isfinite(values).any()
     assert "<path" in svg
+
+
+def test_play_redraws_the_loss_axes_only_when_their_limits_move(explorer):
+    # the axes are most of a render: while the limits hold, a frame draws only the lines
+    c, plot = explorer.controls, explorer.loss_plot
+    images, limits = [], set()
+    for frame in range(1, 61):
+        c.play.value = frame
+        (x_low, x_high), (y_low, y_high) = plot.ax.get_xlim(), plot.ax.get_ylim()
+        limits.add((x_high, y_low, y_high))
+        assert x_low == 0 and frame <= x_high < 2 * frame     # room for every step drawn
+        for name, losses in explorer.losses.items():          # every loss in view (min is 0)
+            assert y_low <= losses.min() and losses.max() <= y_high
+        images.append(bytes(c.loss_image.value))
+    assert plot.full_draws == len(limits) < 20                 # not once per frame (60)
+    assert len(set(images)) == len(images)                     # yet every frame shows new lines
