@@ -12,8 +12,8 @@ Memory comes from a caching allocator (``backends/cuda/allocator.py``):
 ``memory_reserved()`` adds the freed blocks kept for reuse, and
 ``empty_cache()`` hands those back to the driver.
 """
-from ._device import CPU, device as _device_type
-from .autograd.function import Function
+from ._device import CPU as _CPU, device as _device_type
+from .autograd.function import Function as _Function
 
 
 def is_available():
@@ -96,7 +96,7 @@ def _require():
 
 
 # ---------------------------------------------------------------- moving tensors
-class ToCopy(Function):
+class _ToCopy(_Function):
     """A copy to another device; its gradient is the incoming gradient copied back."""
 
     node_name = "ToCopyBackward0"
@@ -108,7 +108,7 @@ class ToCopy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ToCopy.apply(grad, ctx.source), None
+        return _ToCopy.apply(grad, ctx.source), None
 
 
 def _copy_data(array, device):
@@ -129,5 +129,5 @@ def _move(tensor, device):
                                f"cuda:0; {device} does not exist)")
     if tensor.device == device:
         return tensor
-    return ToCopy.apply(tensor, CPU if device.type == "cpu" else _device_type("cuda", 0))
+    return _ToCopy.apply(tensor, _CPU if device.type == "cpu" else _device_type("cuda", 0))
 

@@ -41,6 +41,7 @@ NAMESPACES = [
     ("learntorch.optim.lr_scheduler", "torch.optim.lr_scheduler"),
     ("learntorch.utils.data", "torch.utils.data"),
     ("learntorch.profiler", "torch.profiler"),
+    ("learntorch.cuda", "torch.cuda"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
