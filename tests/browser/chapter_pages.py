@@ -35,7 +35,8 @@ _START_CELL = """(index) => {
 
 _CELL_DONE = "(index) => window.__chapterCellDone && window.__chapterCellDone.index === index"
 
-_DOM_CELL_COUNT = "() => window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell').length"
+_DOM_CELL_COUNT = """() =>
+  window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell').length"""
 
 # Per DOM cell, its own outputs in order (one element per output of the model; an
 # Output widget nested in a view has outputs of its own, left out here): whether each
@@ -92,12 +93,14 @@ _SHUT_DOWN_AND_CLOSE = """async () => {
   panel.dispose();
 }"""
 
-# Chromium refuses to paint a page taller than this in one piece
+# a cap on a picture's height (a chapter longer than this is pictured down to here):
+# Chromium's largest texture is 16384 pixels high
 MAX_SCREENSHOT_HEIGHT = 16000
 
 
 def exercise_cells(notebook):
-    """``{cell index: ('02.1', 'solution')}`` for the cells marked as an exercise's solution or check."""
+    """``{cell index: ('02.1', 'solution')}`` for the cells marked as an exercise's
+    solution or check (course/checks.py describes the marks)."""
     marked = {}
     for index, cell in enumerate(notebook["cells"]):
         mark = cell.get("metadata", {}).get("learntorch") or {}
