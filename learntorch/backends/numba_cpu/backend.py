@@ -60,7 +60,7 @@ class NumbaBackend(NumpyBackend):
     #: smallest number of elements for which the kernel runs; None: numpy always.
     #: Comments: numpy time / kernel time at float32 (2 threads, shared machine).
     min_sizes = {
-        "relu": 200_000,                  # 0.6x at 2e4, 3.1x at 2e5, 3.4x at 1e6
+        "relu": 30_000,                   # 0.85x at 2e4, 1.1x at 3e4, 1.7x at 5e4, 2.4x at 1e5
         "relu_backward": 20_000,          # 0.2x at 1e4, 1.3x at 2e4, 46x at 1e6 (np.where)
         "tanh": None,                     # 0.01-0.03x at every size: numpy's tanh is SIMD
         "tanh_backward": 200_000,         # 1.0x at 1e5, 1.8x at 2e5, 1.7-3x at 1e6
