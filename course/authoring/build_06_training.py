@@ -137,7 +137,8 @@ ch.markdown(r"""
 Now the whole loop, on a small MLP: 64 pixels in, 128 hidden units, 10 scores out. The dashboard
 below it is updated from inside the loop — `dashboard.step(...)` after every batch and
 `dashboard.epoch_end(...)` after every epoch — and shows the per-batch training loss (noisy, pale),
-its smoothed version, the training mean per epoch, and the validation numbers.
+its smoothed version, the training mean per epoch, and the validation numbers; with
+`grad_norms=True` also the size of each layer's gradient at the latest step.
 """)
 
 ch.code(r"""
@@ -147,7 +148,7 @@ torch.manual_seed(0)
 digits_model = nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
 optimizer = torch.optim.Adam(digits_model.parameters(), lr=1e-2)
 epochs = 8
-dashboard = TrainingDashboard(epochs=epochs, steps_per_epoch=len(train_loader), model=digits_model)
+dashboard = TrainingDashboard(epochs=epochs, steps_per_epoch=len(train_loader), model=digits_model, grad_norms=True)
 
 for epoch in range(epochs):
     digits_model.train()                       # training behaviour (after evaluate switched it off)
