@@ -30,6 +30,7 @@ from .ops.unary import (neg, negative, exp, log, log1p, expm1, sqrt, rsqrt, sin,
                         reciprocal)
 from .ops.special import erf
 from .ops.activations import tanh, sigmoid, relu, gelu, silu, softplus, clamp, clip
+from .ops.pointwise_ternary import addcmul, addcdiv, lerp
 from .ops.comparison import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal,
                              not_equal, logical_and, logical_or, logical_xor, logical_not,
                              bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf,

@@ -9,8 +9,8 @@ import numpy as np
 from . import _dtypes
 from ._device import to_device
 from ._tensor import Tensor
-from .ops import (activations, arithmetic, comparison, indexing, joining, linalg, reductions,
-                  shape, softmax, special, unary)
+from .ops import (activations, arithmetic, comparison, indexing, joining, linalg,
+                  pointwise_ternary, reductions, shape, softmax, special, unary)
 from .ops._inplace import apply_inplace
 
 # ---------------------------------------------------------------- plain methods
@@ -19,6 +19,7 @@ _METHODS = {
     unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
            "trunc round square log2 log10 reciprocal",
     activations: "tanh sigmoid relu clamp clip",
+    pointwise_ternary: "addcmul addcdiv lerp",
     comparison: "eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and "
                 "logical_or logical_xor logical_not bitwise_not isnan isinf isfinite isclose "
                 "allclose equal maximum minimum",
@@ -122,7 +123,8 @@ def _inplace_of(fn, name):
 for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
               "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu masked_fill "
               "index_add scatter scatter_add index_put square reciprocal expm1 log2 log10 "
-              "erf logical_not subtract multiply divide true_divide bitwise_not").split():
+              "erf logical_not subtract multiply divide true_divide bitwise_not addcmul addcdiv "
+              "lerp").split():
     setattr(Tensor, _name + "_", _inplace_of(getattr(Tensor, _name), _name + "_"))
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
