@@ -5,10 +5,14 @@ global figures, so nothing leaks between widgets) on the Agg canvas.
 
 Speed matters here: a Play frame must redraw in about 0.1 s.  Drawing filled
 contours is by far the slowest part of the picture, and it never changes while
-the optimizers move -- so ``ContourPlot`` draws the contours once, keeps the
-rendered pixels (``copy_from_bbox``), and for each frame only pastes them back
-and draws the paths on top ("blitting").  The loss plot does the same with its
-axes, whose limits move in coarse steps so that most frames can reuse them.
+the optimizers move; encoding a PNG costs ~10 ms and drawing long paths with Agg
+about as much.  So each live picture is two layers: a **background** PNG (the
+contours and legend; the loss plot's axes, whose limits move in coarse steps)
+rendered only when it changes, and an **overlay** of the moving lines written as
+SVG text in the background's pixel coordinates (matplotlib's ``transData`` maps
+data to pixels), which the browser draws on top.  A frame sends only the overlay.
+The lines are kept as matplotlib ``Line2D`` objects (``lines``, ``heads``): their
+data is what the overlay draws, and tests read it.
 
 ``draw_contours`` / ``draw_paths`` / ``draw_losses`` are also used to draw the
 static SVG picture, so the live view and the saved picture show the same thing.
@@ -142,12 +146,44 @@ def figure_png(figure, canvas=None):
     return buffer.getvalue()
 
 
+def line_overlay(figure, ax, artists, clip_id):
+    """SVG text of ``artists`` (Line2D: a line, or ``"o"`` markers) at the pixels where Agg
+    would draw them in ``figure``, clipped to ``ax``: the same size as the figure's PNG, so
+    the browser can lay it exactly over that picture."""
+    width, height = figure.canvas.get_width_height()
+    px_per_pt = figure.dpi / 72
+    x0, y0, x1, y1 = ax.bbox.extents        # display pixels, origin at the bottom left
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" style="display:block">',
+             f'<clipPath id="{clip_id}"><rect x="{x0:.1f}" y="{height - y1:.1f}" '
+             f'width="{x1 - x0:.1f}" height="{y1 - y0:.1f}"/></clipPath>',
+             f'<g clip-path="url(#{clip_id})" fill="none">']
+    for artist in artists:
+        xy = np.asarray(artist.get_xydata(), dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pixels = ax.transData.transform(xy) if len(xy) else np.zeros((0, 2))
+        pixels = pixels[np.isfinite(pixels).all(axis=1)]   # log axes: values <= 0 drop out
+        pixels[:, 1] = height - pixels[:, 1]                # SVG's y axis points down
+        colour_ = artist.get_color()
+        if artist.get_marker() == "o":
+            radius = artist.get_markersize() * px_per_pt / 2
+            parts += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}" fill="{colour_}"/>'
+                      for x, y in pixels]
+        elif len(pixels) > 1:
+            points = " ".join(f"{x:.1f},{y:.1f}" for x, y in pixels)
+            parts.append(f'<polyline points="{points}" stroke="{colour_}" '
+                         f'stroke-width="{artist.get_linewidth() * px_per_pt:.2f}" '
+                         f'stroke-linejoin="round"/>')
+    parts.append("</g></svg>")
+    return "".join(parts)
+
+
 class ContourPlot:
-    """The live contour picture: contours drawn once per surface, paths blitted on top.
+    """The live contour picture: contours drawn once per surface, paths as an SVG overlay.
 
     ``lines[name]`` / ``heads[name]`` are the matplotlib lines of each path and
     its current point; their data is what ``update`` last set (tests read it).
-    The legend belongs to the cached background: it is re-rendered only when its
+    The legend belongs to the background: it is re-rendered only when its
     labels change (a run selected, hidden or diverged).
     """
 
@@ -166,7 +202,7 @@ class ContourPlot:
         self.legend = None
         self.legend_labels = None
         self.surface_key = None
-        self.background = None  # the rendered contours (and legend), copied after a full draw
+        self.background = None  # PNG bytes of the contours and legend, once rendered
         self.full_draws = 0  # how often the background was rendered (tests check the caching)
 
     def show_surface(self, grid, surface):
@@ -203,15 +239,19 @@ class ContourPlot:
             self.background = None
 
     def png(self):
-        """PNG bytes of the contours with the current paths."""
+        """PNG bytes of the background: contours, markers, legend (the same bytes until
+        the surface or the legend changes)."""
         if self.background is None:
             self.canvas.draw()  # animated artists (the paths) are left out of a full draw
-            self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self.background = figure_png(self.figure, self.canvas)
             self.full_draws += 1
-        self.canvas.restore_region(self.background)
-        for artist in [*self.lines.values(), *self.heads.values()]:
-            self.ax.draw_artist(artist)
-        return figure_png(self.figure, self.canvas)
+        return self.background
+
+    def overlay(self):
+        """SVG of the paths and their current points, to lay over ``png()``."""
+        self.png()  # the pixel mapping is the background's
+        return line_overlay(self.figure, self.ax, [*self.lines.values(), *self.heads.values()],
+                            f"paths{id(self)}")
 
 
 class LossPlot:
@@ -219,9 +259,9 @@ class LossPlot:
 
     Drawing the axes (ticks, log-scale labels) is most of a render, so the limits move
     in coarse steps (``_rescale``: the step axis to the next of 1, 1.5, 2, 3, 4, 5, 6, 8
-    x 10^k, a log axis to whole decades) and stay put for many frames.  While they do,
-    a frame pastes the cached axes back and draws only the lines, as ``ContourPlot``
-    does with its contours; ``full_draws`` counts the renders of the axes.
+    x 10^k, a log axis to whole decades) and stay put for many frames.  The axes are
+    the background PNG, re-rendered only when the limits move (``full_draws`` counts
+    them); the lines are the SVG overlay, as in ``ContourPlot``.
     """
 
     def __init__(self, figsize=(4.4, 5.0), dpi=80):
@@ -235,7 +275,7 @@ class LossPlot:
         self.figure.subplots_adjust(left=0.2, right=0.96, bottom=0.26, top=0.94)
         self.lines = {}
         self.surface_key = None
-        self.background = None   # the rendered axes, and the limits they were drawn with
+        self.background = None   # PNG bytes of the axes, and the limits they were drawn with
         self.background_limits = None
         self.full_draws = 0
 
@@ -255,16 +295,19 @@ class LossPlot:
         _rescale(self.ax, [transform(run.losses) for run in runs.values()], last_step)
 
     def png(self):
+        """PNG bytes of the axes (the same bytes while the limits hold)."""
         limits = (self.ax.get_xlim(), self.ax.get_ylim())
         if self.background is None or limits != self.background_limits:
             self.canvas.draw()  # the axes; the lines are animated, left out of a full draw
-            self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self.background = figure_png(self.figure, self.canvas)
             self.background_limits = limits
             self.full_draws += 1
-        self.canvas.restore_region(self.background)
-        for line in self.lines.values():
-            self.ax.draw_artist(line)
-        return figure_png(self.figure, self.canvas)
+        return self.background
+
+    def overlay(self):
+        """SVG of the loss lines, to lay over ``png()``."""
+        self.png()
+        return line_overlay(self.figure, self.ax, list(self.lines.values()), f"losses{id(self)}")
 
 
 def coarse_step_limit(last_step):

@@ -402,8 +402,12 @@ class OptimizerExplorer(Widget):
             self.contour_plot.show_surface(self.contour_grid(), self.surface)
         self.contour_plot.update(self.runs)
         self.loss_plot.update(self.runs, self.surface, max(self.step_count, 1))
+        # the backgrounds are the same bytes on most frames (no change: nothing is sent);
+        # the moving lines are the SVG overlays
         self.controls.contour_image.value = self.contour_plot.png()
+        self.controls.contour_paths.value = self.contour_plot.overlay()
         self.controls.loss_image.value = self.loss_plot.png()
+        self.controls.loss_lines.value = self.loss_plot.overlay()
         self.last_redraw_seconds = time.perf_counter() - started
         self._sync_controls()
         self.controls.status.value = _status_html(self)
@@ -469,8 +473,8 @@ class OptimizerExplorer(Widget):
                                              tooltip=f"{name}'s {choice.knob}")
                 row.append(c.knob[name])
             rows.append(w.HBox(row))
-        c.contour_image = w.Image(format="png")
-        c.loss_image = w.Image(format="png")
+        c.contour_image, c.contour_paths, contour_picture = _layered(w)
+        c.loss_image, c.loss_lines, loss_picture = _layered(w)
         c.phase_button = w.Button(description="Draw phase diagram",
                                   tooltip="run SGD with momentum over a grid of learning rates "
                                           "and momentums on this quadratic",
@@ -496,7 +500,7 @@ class OptimizerExplorer(Widget):
                 c.knob[name].observe(self._handler(self._set_knob, name), "value")
         view = w.VBox([w.HBox([c.surface, c.condition_number]),
                        w.HBox([c.play, c.scrub, c.step, c.reset, c.status]),
-                       *rows, w.HBox([c.contour_image, c.loss_image]), phase])
+                       *rows, w.HBox([contour_picture, loss_picture]), phase])
         self._refresh(new_surface=True)
         return view
 
@@ -553,6 +557,17 @@ class OptimizerExplorer(Widget):
         canvas.draw()
         self.controls.phase_image.value = plots.figure_png(figure, canvas)
         self.controls.phase_button.description = "Draw phase diagram"
+
+
+def _layered(w):
+    """``(image, overlay, box)``: a PNG with an SVG drawn over it, both in one grid cell
+    (CSS grid stacks children placed in the same area; the later one is on top)."""
+    cell = w.Layout(grid_area="picture", margin="0", padding="0")
+    image = w.Image(format="png", layout=cell)
+    overlay = w.HTML(layout=cell)
+    box = w.GridBox([image, overlay], layout=w.Layout(grid_template_areas='"picture"',
+                                                      align_items="flex-start"))
+    return image, overlay, box
 
 
 def _knob_value(name, hyper):

@@ -26,12 +26,13 @@ def plotted_paths(explorer):
 
 def test_step_and_reset_buttons(explorer):
     c = explorer.controls
-    first_image = c.contour_image.value
+    first_contours, first_paths = c.contour_image.value, c.contour_paths.value
     c.step.click()
     c.step.click()
     assert explorer.step_count == 2 and c.play.value == 2 and c.scrub.value == 2
     assert "step 2" in c.status.value
-    assert c.contour_image.value != first_image  # the paths moved
+    assert c.contour_paths.value != first_paths  # the paths moved...
+    assert c.contour_image.value == first_contours  # ...over the same contours: nothing resent
     c.reset.click()
     assert explorer.step_count == 0 and c.play.value == 0
     assert all(len(path) == 1 for path in explorer.trajectories.values())
@@ -39,10 +40,10 @@ def test_step_and_reset_buttons(explorer):
 
 def test_play_frames_and_the_step_slider_move_the_runs(explorer):
     c = explorer.controls
-    loss_image = c.loss_image.value
+    loss_lines = c.loss_lines.value
     c.play.value = 15  # a Play frame
     assert explorer.step_count == 15 and c.scrub.value == 15
-    assert c.loss_image.value != loss_image
+    assert c.loss_lines.value != loss_lines
     c.scrub.value = 5  # scrubbing back replays from the start
     assert explorer.step_count == 5 and c.play.value == 5
     assert all(len(path) == 6 for path in explorer.trajectories.values())
@@ -214,7 +215,7 @@ def test_a_surface_undefined_in_part_of_its_window_is_drawn_where_it_is_defined(
 def test_play_redraws_the_loss_axes_only_when_their_limits_move(explorer):
     # the axes are most of a render: while the limits hold, a frame draws only the lines
     c, plot = explorer.controls, explorer.loss_plot
-    images, limits = [], set()
+    overlays, backgrounds, limits = [], set(), set()
     for frame in range(1, 61):
         c.play.value = frame
         (x_low, x_high), (y_low, y_high) = plot.ax.get_xlim(), plot.ax.get_ylim()
@@ -222,6 +223,40 @@ def test_play_redraws_the_loss_axes_only_when_their_limits_move(explorer):
         assert x_low == 0 and frame <= x_high < 2 * frame     # room for every step drawn
         for name, losses in explorer.losses.items():          # every loss in view (min is 0)
             assert y_low <= losses.min() and losses.max() <= y_high
-        images.append(bytes(c.loss_image.value))
-    assert plot.full_draws == len(limits) < 20                 # not once per frame (60)
-    assert len(set(images)) == len(images)                     # yet every frame shows new lines
+        overlays.append(c.loss_lines.value)
+        backgrounds.add(bytes(c.loss_image.value))
+    assert plot.full_draws == len(limits) == len(backgrounds) < 20   # not once per frame (60)
+    assert len(set(overlays)) == len(overlays)                 # yet every frame shows new lines
+
+
+def svg_points(svg, element):
+    """The points of each ``polyline`` (or the centre of each ``circle``) in an overlay."""
+    if element == "polyline":
+        return [np.array([p.split(",") for p in points.split()], dtype=float)
+                for points in re.findall(r'<polyline points="([^"]*)"', svg)]
+    return np.array(re.findall(r'<circle cx="([^"]*)" cy="([^"]*)"', svg), dtype=float)
+
+
+def test_the_overlays_draw_the_runs_where_the_background_has_their_axes(explorer):
+    # the lines are SVG over the PNG background: each point must sit at the pixel where
+    # matplotlib would draw it in that PNG (its transData, with y counted from the top)
+    c = explorer.controls
+    c.play.value = 25
+    for plot, overlay, data in ((explorer.contour_plot, c.contour_paths.value, explorer.trajectories),
+                                (explorer.loss_plot, c.loss_lines.value,
+                                 {n: np.column_stack([np.arange(26), losses])
+                                  for n, losses in explorer.losses.items()})):
+        width, height = plot.figure.canvas.get_width_height()
+        assert f'width="{width}" height="{height}"' in overlay   # as large as the PNG
+        png = bytes(plot.png())
+        assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (width, height)
+        lines = svg_points(overlay, "polyline")
+        assert len(lines) == len(data)
+        for drawn, xy in zip(lines, data.values()):
+            expected = plot.ax.transData.transform(xy)
+            expected[:, 1] = height - expected[:, 1]
+            np.testing.assert_allclose(drawn, expected, atol=0.051)   # written to 0.1 px
+    heads = svg_points(c.contour_paths.value, "circle")
+    expected = explorer.contour_plot.ax.transData.transform(
+        np.array([path[-1] for path in explorer.trajectories.values()]))
+    np.testing.assert_allclose(heads[:, 0], expected[:, 0], atol=0.051)
