@@ -311,13 +311,14 @@ class LossPlot:
 
 
 def coarse_step_limit(last_step):
-    """The step axis's right end: the first of 1, 1.5, 2, 3, 4, 5, 6, 8 x 10^k at or past
-    ``last_step``, so the axis is redrawn 8 times per decade of steps, not every frame.
+    """The step axis's right end: at least 10, then the first of 1, 1.5, 2, 3, 4, 5, 6, 8
+    x 10^k at or past ``last_step``, so the axis is redrawn 8 times per decade of steps,
+    not on every frame (nor on each of the first ten).
 
     >>> [coarse_step_limit(n) for n in (1, 7, 15, 16, 101)]
-    [1.0, 8.0, 15.0, 20.0, 150.0]
+    [10.0, 10.0, 15.0, 20.0, 150.0]
     """
-    last_step = max(last_step, 1)
+    last_step = max(last_step, 10)
     power = 10.0 ** np.floor(np.log10(last_step))
     for mantissa in (1, 1.5, 2, 3, 4, 5, 6, 8, 10):
         if mantissa * power >= last_step - 1e-9:
