@@ -39,7 +39,9 @@ from .ops.reductions import (sum, mean, prod, amax, amin, max, min, argmax, argm
                              var_mean, std_mean, logsumexp, norm, all, any, cumsum,
                              count_nonzero)
 from .ops.softmax import softmax, log_softmax
-from .ops.linalg import matmul, mm, bmm, dot, outer, ger, einsum
+from .ops.sorting import sort, argsort, topk
+from .ops.linalg import matmul, mm, bmm, dot, outer, ger
+from .ops.einsum import einsum
 from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
                         flatten, unflatten, broadcast_to, narrow, clone, flip, movedim)
 from .ops.joining import cat, concat, concatenate, stack, split, chunk, unbind, hstack, vstack

@@ -10,7 +10,7 @@ from . import _dtypes
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import (activations, arithmetic, comparison, indexing, joining, linalg,
-                  pointwise_ternary, reductions, shape, softmax, special, unary)
+                  pointwise_ternary, reductions, shape, softmax, sorting, special, unary)
 from .ops._inplace import apply_inplace
 
 # ---------------------------------------------------------------- plain methods
@@ -26,6 +26,7 @@ _METHODS = {
     reductions: "sum mean prod amax amin max min argmax argmin var std logsumexp norm all any "
                 "cumsum count_nonzero",
     softmax: "softmax log_softmax",
+    sorting: "sort argsort topk",
     special: "erf",
     linalg: "matmul mm bmm dot outer",
     shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
