@@ -8,7 +8,8 @@ from numba.core.registry import CPUDispatcher
 import learntorch
 from learntorch.backends.numba_cpu import NumbaBackend, loader
 
-FAMILIES = ("activations", "arithmetic", "reduction", "softmax", "teaching_matmul")
+FAMILIES = ("activations", "arithmetic", "reduction", "softmax", "teaching_matmul",
+            "pool_kernels", "col2im_kernels")
 
 
 def dispatchers():
@@ -53,13 +54,15 @@ def test_warmup_compiles_every_kernel_for_float32_and_float64_when_asked():
 
 
 def test_warmup_by_default_compiles_the_kernels_the_active_backend_uses():
+    layers = ["col2im_kernels.col2im", "pool_kernels.max_pool2d_2x2_forward",
+              "pool_kernels.max_pool2d_backward", "pool_kernels.max_pool2d_forward"]
     mine = NumbaBackend(min_sizes={op: None for op in NumbaBackend.min_sizes} | {"gelu": 10})
     with learntorch.backends.use(mine):
-        assert learntorch.backends.warmup() == ["activations.gelu"]
+        assert learntorch.backends.warmup() == ["activations.gelu"] + layers
     with learntorch.backends.use("numpy"):  # not a Numba backend: the defaults' kernels
         default = learntorch.backends.warmup()
     enabled = [op for op, size in NumbaBackend.min_sizes.items() if size is not None]
-    assert len(default) == len(enabled)
+    assert len(default) == len(enabled) + len(layers)
     assert "activations.relu" in default and "activations.tanh" not in default
 
 

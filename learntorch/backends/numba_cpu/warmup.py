@@ -30,6 +30,22 @@ def _calls(dtype):
         yield f"{op}_backward", "softmax", f"{op}_backward_rows", (m, m, np.empty_like(m))
     yield "logsumexp", "softmax", "logsumexp_rows", (m, np.empty(2, dtype))
     yield "sum", "reduction", "sum_rows", (m, np.empty(2, dtype))
+    yield from _layer_calls(dtype)
+
+
+def _layer_calls(dtype):
+    """The layers' kernels (max pooling, conv's col2im), with the argument types the
+    layers pass: (planes, H, W) arrays and Python ints for the window geometry."""
+    planes = np.linspace(-1, 1, 32).astype(dtype).reshape(2, 4, 4)
+    out, at = np.empty((2, 2, 2), dtype), np.empty((2, 2, 2), np.int64)
+    yield "max_pool2d", "pool_kernels", "max_pool2d_2x2_forward", (planes, 2, 2, out, at)
+    out3, at3 = np.empty((2, 4, 4), dtype), np.empty((2, 4, 4), np.int64)
+    yield ("max_pool2d", "pool_kernels", "max_pool2d_forward",
+           (planes, 3, 3, 1, 1, 1, 1, 1, 1, out3, at3))
+    yield ("max_pool2d_backward", "pool_kernels", "max_pool2d_backward",
+           (out.reshape(2, 4), np.zeros((2, 4), np.int64), np.zeros((2, 16), dtype)))
+    cols = np.ones((2, 3, 3, 4, 4), dtype)
+    yield "col2im", "col2im_kernels", "col2im", (cols, 3, 3, 1, 1, 1, 1, 1, 1, np.empty_like(planes))
 
 
 def warmup(dtypes=("float32", "float64"), ops=None):
