@@ -16,7 +16,8 @@ element of the result -- four small kernels, no atomics, no shared memory:
 Window geometry is torch's, as ``Geometry`` (``nn/_functional/im2col.py``)
 describes it: window (oh, ow) starts at pixel (oh*sh - ph, ow*sw - pw), tap
 (i, j) lies ``i*dh`` rows and ``j*dw`` columns further, and taps outside the
-image read zero padding.  Only the padding *before* the image matters: a tap
+image read zero padding (``window_tap`` finds the pixel a tap reads, or -1
+in the padding).  Only the padding *before* the image matters: a tap
 past the bottom/right edge is simply outside (that is how 'same' padding's odd
 extra pixel after the image comes for free).
 
@@ -60,6 +61,18 @@ def window_hit(pixel, pad, tap, dilation, stride, n_out):
     return o if o < n_out else -1
 
 
+@cuda.jit(device=True)
+def window_tap(window, pad, tap, dilation, stride, size):
+    """The pixel that tap number ``tap`` of window ``window`` reads (along one axis), or -1.
+
+    ``window_hit`` turned around: window o puts that tap on pixel
+    o*stride - pad + tap*dilation; outside [0, size) it reads padding, which
+    adds zero to a sum and is never a max's candidate, so the caller skips it.
+    """
+    pixel = window * stride - pad + tap * dilation
+    return pixel if 0 <= pixel < size else -1
+
+
 @functools.lru_cache(maxsize=None)
 def kernels(dtype):
     """The four convolution kernels for ``dtype`` (compiled once per dtype)."""
@@ -81,13 +94,14 @@ def kernels(dtype):
         acc = zero
         for cc in range(cg):
             for i in range(kh):
-                h = oh * sh - ph + i * dh
-                if 0 <= h < H:
-                    for j in range(kw):
-                        ww = ow * sw - pw + j * dw
-                        if 0 <= ww < W:
-                            acc += (w[((o * cg + cc) * kh + i) * kw + j]
-                                    * x[((n * C + c0 + cc) * H + h) * W + ww])
+                h = window_tap(oh, ph, i, dh, sh, H)
+                if h < 0:
+                    continue
+                for j in range(kw):
+                    ww = window_tap(ow, pw, j, dw, sw, W)
+                    if ww >= 0:
+                        acc += (w[((o * cg + cc) * kh + i) * kw + j]
+                                * x[((n * C + c0 + cc) * H + h) * W + ww])
         if has_bias:
             acc += bias[o]
         out[k] = acc
@@ -135,13 +149,14 @@ def kernels(dtype):
         acc = zero
         for n in range(N):
             for oh in range(Ho):
-                h = oh * sh - ph + i * dh
-                if 0 <= h < H:
-                    for ow in range(Wo):
-                        ww = ow * sw - pw + j * dw
-                        if 0 <= ww < W:
-                            acc += (grad[((n * O + o) * Ho + oh) * Wo + ow]
-                                    * x[((n * C + c) * H + h) * W + ww])
+                h = window_tap(oh, ph, i, dh, sh, H)
+                if h < 0:
+                    continue
+                for ow in range(Wo):
+                    ww = window_tap(ow, pw, j, dw, sw, W)
+                    if ww >= 0:
+                        acc += (grad[((n * O + o) * Ho + oh) * Wo + ow]
+                                * x[((n * C + c) * H + h) * W + ww])
         gw[k] = acc
 
     @cuda.jit

@@ -23,7 +23,7 @@ backward passes are scatters by nature -- a max window sends its gradient to
 its winner, an average window to all its pixels -- and overlapping windows
 send to the same pixel, which as threads would need ``cuda.atomic.add``.
 Gathering instead (``conv.window_hit`` finds the windows whose tap lands on a
-pixel) lets every thread write only its own element: no atomics, and sums
+pixel; ``conv.window_tap``, the other way round, the pixel a tap reads) lets every thread write only its own element: no atomics, and sums
 that do not depend on the order threads run in.  The gathers add in the CPU
 kernels' order (max: windows in row-major order; avg: taps in row-major
 order), so their sums round the same way.
@@ -36,10 +36,16 @@ import functools
 import numpy as np
 
 from .array import CudaArray
-from .conv import window_hit
+from .conv import window_hit, window_tap
 from .driver import launch, numba_cuda
 
 cuda = numba_cuda()
+
+
+@cuda.jit(device=True)
+def plane_position(k, rows, cols):
+    """(plane, row, col) of element k of a flat C-contiguous (P, rows, cols) stack of planes."""
+    return k // (rows * cols), (k // cols) % rows, k % cols
 
 
 @functools.lru_cache(maxsize=None)
@@ -54,23 +60,23 @@ def kernels(dtype):
         k = cuda.grid(1)
         if k >= total:
             return
-        ow = k % Wo
-        oh = (k // Wo) % Ho
-        p = k // (Wo * Ho)
+        p, oh, ow = plane_position(k, Ho, Wo)
         best = lowest
         best_at = -1
         for i in range(kh):
-            h = oh * sh - ph + i * dh
-            if 0 <= h < H:
-                for j in range(kw):
-                    w = ow * sw - pw + j * dw
-                    if 0 <= w < W:
-                        if best_at < 0:
-                            best_at = h * W + w       # the window's first pixel in the plane
-                        v = x[(p * H + h) * W + w]
-                        if v > best or v != v:        # strictly greater, or NaN
-                            best = v
-                            best_at = h * W + w
+            h = window_tap(oh, ph, i, dh, sh, H)
+            if h < 0:
+                continue
+            for j in range(kw):
+                w = window_tap(ow, pw, j, dw, sw, W)
+                if w < 0:
+                    continue
+                if best_at < 0:
+                    best_at = h * W + w       # the window's first pixel in the plane
+                v = x[(p * H + h) * W + w]
+                if v > best or v != v:        # strictly greater, or NaN
+                    best = v
+                    best_at = h * W + w
         out[k] = best
         indices[k] = best_at
 
@@ -85,9 +91,7 @@ def kernels(dtype):
         k = cuda.grid(1)
         if k >= total:
             return
-        w = k % W
-        h = (k // W) % H
-        p = k // (W * H)
+        p, h, w = plane_position(k, H, W)
         acc = zero
         for i in range(kh - 1, -1, -1):
             oh = window_hit(h, ph, i, dh, sh, Ho)
@@ -108,17 +112,16 @@ def kernels(dtype):
         k = cuda.grid(1)
         if k >= total:
             return
-        ow = k % Wo
-        oh = (k // Wo) % Ho
-        p = k // (Wo * Ho)
+        p, oh, ow = plane_position(k, Ho, Wo)
         acc = zero
         for i in range(kh):
-            h = oh * sh - ph + i
-            if 0 <= h < H:
-                for j in range(kw):
-                    w = ow * sw - pw + j
-                    if 0 <= w < W:
-                        acc += x[(p * H + h) * W + w]
+            h = window_tap(oh, ph, i, 1, sh, H)
+            if h < 0:
+                continue
+            for j in range(kw):
+                w = window_tap(ow, pw, j, 1, sw, W)
+                if w >= 0:
+                    acc += x[(p * H + h) * W + w]
         out[k] = acc / divisor[oh * Wo + ow]
 
     @cuda.jit
@@ -127,9 +130,7 @@ def kernels(dtype):
         k = cuda.grid(1)
         if k >= total:
             return
-        w = k % W
-        h = (k // W) % H
-        p = k // (W * H)
+        p, h, w = plane_position(k, H, W)
         acc = zero
         for i in range(kh):
             oh = window_hit(h, ph, i, 1, sh, Ho)
