@@ -13,25 +13,15 @@ from hypothesis import strategies as st
 import learntorch
 from learntorch.backends.numba_cpu.loader import kernels, layer_kernel_serves
 from learntorch.nn._functional import im2col as im2col_module
-from learntorch.nn._functional.im2col import Geometry, col2im, output_size
+from learntorch.nn._functional.im2col import Geometry, col2im
+from window_geometries import window_geometries
 
 torch = pytest.importorskip("torch")
 
 
-@st.composite
-def geometries(draw):
-    """A random 2-D window geometry with an image it fits (padding before and after)."""
-    kernel = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
-    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
-    before = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
-    after = (draw(st.integers(0, 3)), draw(st.integers(0, 3)))
-    size = tuple(max(1, d * (k - 1) + 1 - b - a) + draw(st.integers(0, 6))
-                 for k, d, b, a in zip(kernel, dilation, before, after))
-    out = tuple(output_size(n, k, s, d, b, a) for n, k, s, d, b, a
-                in zip(size, kernel, stride, dilation, before, after))
-    planes = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    return Geometry(size, kernel, stride, dilation, before, out), planes
+def geometries():
+    """Larger windows and images than the im2col specs: the kernel's loops have more edges."""
+    return window_geometries(max_kernel=4, max_after=3, max_extra=6, max_batch=3)
 
 
 def kernel_col2im(cols, g):

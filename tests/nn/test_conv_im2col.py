@@ -2,28 +2,17 @@
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import learntorch
 from learntorch.autograd import gradcheck, gradgradcheck
 from learntorch.nn._functional.im2col import (Col2im, Geometry, Im2col, col2im, im2col,
                                               output_size, windows, padded)
+from window_geometries import window_geometries
 
 
-@st.composite
-def geometries(draw):
-    """A random 2-D window geometry with an image it fits (padding before and after)."""
-    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
-    before = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
-    after = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
-    size = tuple(max(1, d * (k - 1) + 1 - b - a) + draw(st.integers(0, 4))
-                 for k, d, b, a in zip(kernel, dilation, before, after))
-    out = tuple(output_size(n, k, s, d, b, a) for n, k, s, d, b, a
-                in zip(size, kernel, stride, dilation, before, after))
-    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + size
-    return Geometry(size, kernel, stride, dilation, before, out), shape
+def geometries():
+    """(Geometry, (N, C, H, W) input shape) for the window ops."""
+    return window_geometries().map(lambda case: (case[0], case[1] + case[0].size))
 
 
 def im2col_by_loops(x, g):
