@@ -14,15 +14,18 @@ import numpy as np
 from ..reference import NumpyBackend
 from . import elementwise
 from .array import CudaArray
-from .scalar_math import erf, math, sigmoid
+from .scalar_math import math, sigmoid
+
+# The formulas below become CUDA device functions, so everything they call must
+# be something numba-cuda compiles: ``math.erf`` is, a Python helper function is not.
 
 
 def gelu(x):
-    return 0.5 * x * (1 + erf(x * 0.7071067811865476))
+    return 0.5 * x * (1 + math.erf(x * 0.7071067811865476))
 
 
 def gelu_backward(x, grad):
-    cdf = 0.5 * (1 + erf(x * 0.7071067811865476))
+    cdf = 0.5 * (1 + math.erf(x * 0.7071067811865476))
     pdf = math.exp(-0.5 * x * x) * 0.3989422804014327
     return grad * (cdf + x * pdf)
 
