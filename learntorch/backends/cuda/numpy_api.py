@@ -198,9 +198,17 @@ def _copyto(dst, src, casting="same_kind", where=True):
         src = np.where(where, src, dst)
     if isinstance(src, np.ndarray) and src.ndim:
         src = CudaArray.from_host(src)  # an explicit copy into device memory (tensor.copy_)
-    elementwise.run("positive", elementwise.UFUNCS["positive"],
-                    [src.broadcast_to(dst.shape) if isinstance(src, CudaArray)
-                     else dst.dtype.type(src)], dst)
+    if not isinstance(src, CudaArray):  # fill with a number
+        elementwise.run("positive", elementwise.UFUNCS["positive"], [dst.dtype.type(src)], dst)
+        return
+    src = src.broadcast_to(dst.shape)
+    if dst.dtype == np.bool_ and src.dtype != np.bool_:
+        # a cast to bool is ``x != 0``, written out: numba-cuda cannot convert a float16
+        # to bool directly (NVVM rejects the IR it makes)
+        elementwise.run("not_equal", elementwise.UFUNCS["not_equal"], [src, src.dtype.type(0)],
+                        dst)
+        return
+    elementwise.run("positive", elementwise.UFUNCS["positive"], [src], dst)
 
 
 @implements(np.empty_like)
