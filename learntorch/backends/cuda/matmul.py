@@ -35,10 +35,13 @@ def _tiled_kernel(dtype):
     if dtype in _kernels:
         return _kernels[dtype]
     nb_type = numba.from_dtype(dtype)
-    zero = dtype.type(0)
+    # the zero is made inside the kernel: a numpy float16 *constant* captured from here
+    # compiles to IR that NVVM rejects, while the conversion dtype.type(0) compiles for every dtype
+    cast = dtype.type
 
     @cuda.jit
     def matmul_tiles(a, b, c, M, K, N):
+        zero = cast(0)
         tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
         col = cuda.blockIdx.x * TILE + tx
         row = cuda.blockIdx.y * TILE + ty

@@ -134,7 +134,10 @@ def _row_kernel(op, acc_dtype, T):
     combine = cuda.jit(device=True)(COMBINE[op])
     acc_type = numba.from_dtype(acc_dtype)
     uses_identity = op in IDENTITY
-    identity = acc_dtype.type(IDENTITY.get(op, 0))
+    identity = IDENTITY.get(op, 0)
+    # the identity is converted inside the kernel: a numpy float16 *constant* captured from
+    # here compiles to IR that NVVM rejects, while the conversion compiles for every dtype
+    cast = acc_dtype.type
 
     @cuda.jit
     def reduce_rows(x, n, out):
@@ -143,7 +146,7 @@ def _row_kernel(op, acc_dtype, T):
         partial = cuda.shared.array(T, acc_type)
         start = row * n
         if uses_identity:
-            acc = identity
+            acc = cast(identity)
         else:
             acc = x[start + t] if t < n else x[start]  # filler: the row's first element
         first = t if uses_identity else t + T
