@@ -15,7 +15,8 @@ steps that are each an elementwise kernel:
    element).  Assignment (``x[idx] = v``) runs the mirror kernel
    ``buffer[positions[i]] = v[i]``, and ``np.add.at`` adds with
    ``cuda.atomic.add`` so that repeated indices all count (two threads adding
-   to one element would otherwise overwrite each other's sum).
+   to one element would otherwise overwrite each other's sum; float16 arrays
+   add up in float32, since there is no float16 atomic add).
 
 Out-of-range indices raise IndexError, as on the cpu (checking them costs one
 small reduction and a wait for the GPU).
@@ -189,6 +190,13 @@ def setitem(a, key, value):
 
 def index_add(a, key, value):
     """``np.add.at(a, key, value)``: unbuffered, repeated indices accumulate."""
+    if a.dtype == np.float16:
+        # cuda.atomic.add has no float16 version: add up in float32 (each sum is rounded
+        # to float16 once, at the end, rather than after every add) and copy back
+        wide = a.astype(np.float32)
+        index_add(wide, key, value)
+        np.copyto(a, wide)
+        return
     view, advanced = _split(a, key)
     if not advanced:  # basic indices never repeat: a plain in-place add
         np.add(view, value, out=view)
