@@ -169,9 +169,15 @@ def elementwise_signatures():
                      (np.float64, np.float32)]:
             out, _ = numpy_api._result_dtype(getattr(np, name), (np.dtype(a), np.dtype(b)), None)
             add(name, fn, [(a, False), (b, False)], out)
-    # dtype casts and copies (astype, copyto, contiguous copies): positive from any dtype to any
+    # dtype casts and copies (astype, copyto, contiguous copies): positive from any dtype to
+    # any, except that a cast to bool is x != 0; and fill(number) is positive of a number
     for src, dst in itertools.product(DTYPES, DTYPES):
-        add("positive", elementwise.UFUNCS["positive"], [(src, False)], dst)
+        if dst == np.bool_ and src != np.bool_:
+            add("not_equal", elementwise.UFUNCS["not_equal"], [(src, False), (src, True)], dst)
+        else:
+            add("positive", elementwise.UFUNCS["positive"], [(src, False)], dst)
+    for dtype in DTYPES:
+        add("positive", elementwise.UFUNCS["positive"], [(dtype, True)], dtype)
     # a 0-d array is walked as shape (1,); views up to 4-D (NCHW)
     for ndim in (1, 3, 4):
         add("add", elementwise.UFUNCS["add"], [(np.float32, False)] * 2, np.float32, ndim)
@@ -223,14 +229,15 @@ def matmul_signatures():
 
 # ---------------------------------------------------------------- indexing.py
 def indexing_signatures():
-    """take/put (x[idx], x[idx] = v) for every dtype; add_at (np.add.at) for numbers."""
+    """take/put (x[idx], x[idx] = v) for every dtype; add_at (np.add.at) for int64 and floats."""
     from learntorch.backends.cuda import indexing
     positions = array(np.int64)
     jobs = []
     for dtype in DTYPES:
         jobs.append((str(dtype), indexing.take, (INT(), array(dtype), array(dtype), positions)))
         jobs.append((str(dtype), indexing.put, (INT(), array(dtype), positions, array(dtype))))
-        if dtype != np.bool_:  # np.add.at on a bool array is not a thing the engine does
+        # np.add.at: bool arrays are never summed so; float16 ones add up in float32
+        if dtype not in (np.bool_, np.float16):
             jobs.append((str(dtype), indexing.add_at,
                          (INT(), array(dtype), positions, array(dtype))))
     return jobs
