@@ -76,7 +76,9 @@ def window_tap(window, pad, tap, dilation, stride, size):
 @functools.lru_cache(maxsize=None)
 def kernels(dtype):
     """The four convolution kernels for ``dtype`` (compiled once per dtype)."""
-    zero = dtype.type(0)
+    # zeros are converted inside the kernels (cast(0)): a numpy float16 *constant* captured
+    # from here compiles to IR that NVVM rejects, while the conversion compiles for every dtype
+    cast = dtype.type
 
     @cuda.jit
     def forward(x, w, bias, has_bias, out, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw,
@@ -91,7 +93,7 @@ def kernels(dtype):
         n = k // (Wo * Ho * O)
         cg = C // G                       # input channels per group
         c0 = (o // (O // G)) * cg         # the first input channel of o's group
-        acc = zero
+        acc = cast(0)
         for cc in range(cg):
             for i in range(kh):
                 h = window_tap(oh, ph, i, dh, sh, H)
@@ -119,7 +121,7 @@ def kernels(dtype):
         n = k // (W * H * C)
         cg, og = C // G, O // G
         o0 = (c // cg) * og               # the first output channel of c's group
-        acc = zero
+        acc = cast(0)
         for i in range(kh):
             oh = window_hit(h, ph, i, dh, sh, Ho)
             if oh < 0:
@@ -146,7 +148,7 @@ def kernels(dtype):
         cc = (k // (kw * kh)) % cg
         o = k // (kw * kh * cg)
         c = (o // (O // G)) * cg + cc     # the input channel this weight reads
-        acc = zero
+        acc = cast(0)
         for n in range(N):
             for oh in range(Ho):
                 h = window_tap(oh, ph, i, dh, sh, H)
@@ -165,7 +167,7 @@ def kernels(dtype):
         o = cuda.grid(1)
         if o >= O:
             return
-        acc = zero
+        acc = cast(0)
         for n in range(N):
             for p in range(L):
                 acc += grad[(n * O + o) * L + p]

@@ -51,8 +51,10 @@ def plane_position(k, rows, cols):
 @functools.lru_cache(maxsize=None)
 def kernels(dtype):
     """The four pooling kernels for ``dtype`` (compiled once per dtype)."""
-    zero = dtype.type(0)
-    lowest = dtype.type(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min)
+    # constants are converted inside the kernels (cast(0)): a numpy float16 *constant* captured
+    # from here compiles to IR that NVVM rejects, while the conversion compiles for every dtype
+    cast = dtype.type
+    lowest = -np.inf if dtype.kind == "f" else int(np.iinfo(dtype).min)
 
     @cuda.jit
     def max_forward(x, out, indices, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, total):
@@ -61,7 +63,7 @@ def kernels(dtype):
         if k >= total:
             return
         p, oh, ow = plane_position(k, Ho, Wo)
-        best = lowest
+        best = cast(lowest)
         best_at = -1
         for i in range(kh):
             h = window_tap(oh, ph, i, dh, sh, H)
@@ -92,7 +94,7 @@ def kernels(dtype):
         if k >= total:
             return
         p, h, w = plane_position(k, H, W)
-        acc = zero
+        acc = cast(0)
         for i in range(kh - 1, -1, -1):
             oh = window_hit(h, ph, i, dh, sh, Ho)
             if oh < 0:
@@ -113,7 +115,7 @@ def kernels(dtype):
         if k >= total:
             return
         p, oh, ow = plane_position(k, Ho, Wo)
-        acc = zero
+        acc = cast(0)
         for i in range(kh):
             h = window_tap(oh, ph, i, 1, sh, H)
             if h < 0:
@@ -131,7 +133,7 @@ def kernels(dtype):
         if k >= total:
             return
         p, h, w = plane_position(k, H, W)
-        acc = zero
+        acc = cast(0)
         for i in range(kh):
             oh = window_hit(h, ph, i, 1, sh, Ho)
             if oh < 0:
