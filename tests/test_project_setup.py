@@ -151,12 +151,15 @@ def test_make_sets_a_numba_cache_inside_the_repository():
     assert ignored.returncode == 0, ".numba_cache/ must be git-ignored"
 
 
-def test_chromium_is_installed_only_when_asked_for():
-    default = run_make("-s", "help").stdout
-    assert re.search(r"Debian/Ubuntu packages: graphviz\b", default)
-    assert "chromium" not in default.split("Debian/Ubuntu packages:")[1].splitlines()[0]
-    asked = run_make("-s", "help", "WITH_CHROMIUM=1").stdout
-    assert "graphviz chromium chromium-driver" in asked
+def test_chromium_is_installed_for_the_tests_only():
+    """`make test` runs the browser tests, so it installs chromium; `make lab` does not."""
+    lab = run_make("-s", "help").stdout
+    assert re.search(r"Debian/Ubuntu packages: graphviz\b", lab)
+    assert "chromium" not in lab.split("Debian/Ubuntu packages:")[1].splitlines()[0]
+    for asked in (run_make("-s", "-n", "test").stdout, run_make("-s", "help", "WITH_CHROMIUM=1").stdout):
+        assert "graphviz chromium" in asked
+    refused = run_make("-s", "-n", "test", "WITH_CHROMIUM=0").stdout
+    assert "chromium" not in refused
 
 
 # ---------------------------------------------------------------- system packages

@@ -41,7 +41,9 @@ def test_a_hundred_submissions_are_graded_in_parallel(tmp_path, capsys):
         paths.append(path)
     assert len(paths) == 100
     start = time.monotonic()
-    graded = grade(TINY_SOURCES, paths, timeout=3, jobs=2, workdir=tmp_path)
+    # a cell limit that a loaded CI machine never reaches by accident, while the one
+    # looping submission still costs only its 10 s
+    graded = grade(TINY_SOURCES, paths, timeout=10, jobs=2, workdir=tmp_path)
     seconds = time.monotonic() - start
     with capsys.disabled():
         print(f"\n100 submissions graded in {seconds:.0f} s with jobs=2")
@@ -50,7 +52,8 @@ def test_a_hundred_submissions_are_graded_in_parallel(tmp_path, capsys):
     assert len(graded) == 100 and len(rows) == 300
     for submission in graded:
         kind = submission.path.parent.name.split("-", 1)[1]
-        assert sum(r.points for r in submission.rows) == EXPECTED_POINTS[kind], submission.name
+        assert sum(r.points for r in submission.rows) == EXPECTED_POINTS[kind], (
+            submission.name, [(r.exercise, r.status, r.message) for r in submission.rows])
     assert len(list((tmp_path / "out" / "feedback").glob("*.md"))) == 100
     # generous for a loaded 2-core machine; about a minute when it is quiet
     assert seconds < 240
