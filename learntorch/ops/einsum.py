@@ -102,9 +102,9 @@ def _split_ellipsis(term, where):
     return rest, start
 
 
-def _check_letters(equation, text, offset=0):
+def _check_letters(equation, text, offset=0, punctuation=",."):
     for k, c in enumerate(text):
-        if c not in LETTERS and c not in ",.":
+        if c not in LETTERS and c not in punctuation:
             raise RuntimeError(f"einsum(): invalid subscript given at index {k + offset} in the "
                                f"equation string {equation!r}, subscripts must be in [a-zA-Z]")
 
@@ -118,7 +118,7 @@ def _parse(equation, operands):
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     _check_letters(equation, lhs)
-    _check_letters(equation, rhs, len(lhs) + 2)
+    _check_letters(equation, rhs, len(lhs) + 2, punctuation=".")  # one output: no ','
     terms = lhs.split(",")
     if len(terms) != len(operands):
         raise RuntimeError(

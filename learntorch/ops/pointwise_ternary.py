@@ -129,10 +129,10 @@ def _lerp_array(start, end, weight):
     diff = end - start
     one_minus = dtype.type(1) - weight
     if dtype.itemsize < 8:
-        start, end, diff, weight, one_minus = (np.asarray(v, dtype=np.float64) for v in
+        start, end, diff, weight, one_minus = (v.astype(np.float64) for v in
                                                (start, end, diff, weight, one_minus))
     out = np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * one_minus)
-    return np.asarray(out, dtype=dtype)
+    return out.astype(dtype, copy=False)
 
 
 class Lerp(Function):

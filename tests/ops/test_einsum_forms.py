@@ -124,8 +124,9 @@ def test_sublist_form_matches_torch():
     ("...i,...i", [(2, 3), (4, 3)]),                  # ellipsis dims that do not broadcast
     ("...ijk", [(2, 3)]),                             # more letters than dims
     ("ij->......", [(2, 3)]),                         # two ellipses in the output
+    ("ij,jk->i,k", [(2, 3), (3, 4)]),                 # one output only
 ], ids=["not_square", "diagonal_of_1_by_3", "two_dots", "two_ellipses", "one_dot",
-        "ellipsis_sizes", "too_many_letters", "output_two_ellipses"])
+        "ellipsis_sizes", "too_many_letters", "output_two_ellipses", "comma_in_output"])
 def test_errors_match_torch(equation, shapes):
     torch = require_torch()
     with pytest.raises(RuntimeError) as expected:
