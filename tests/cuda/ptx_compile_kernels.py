@@ -1,4 +1,4 @@
-"""Compile every CUDA kernel of ``learntorch/backends/cuda`` to PTX for an H200 (sm_90), no GPU needed.
+"""Compile every CUDA kernel of ``learntorch/backends/cuda`` to PTX for an H200 (sm_90), no GPU.
 
 Numba's CUDA simulator runs kernels as plain Python, so it accepts code that
 numba-cuda's real compiler rejects: Python features device code lacks, an
@@ -37,7 +37,9 @@ import pkgutil
 import sys
 import types as pytypes
 
+import numba  # numba's types only: numba.cuda, which reads NUMBA_ENABLE_CUDASIM, comes later
 import numpy as np
+from numba import types
 
 # the dtypes a cuda tensor can have (learntorch's float16 / float32 / float64 / int64 / bool)
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int64, np.float16, np.float32, np.float64)]
@@ -84,38 +86,22 @@ def nvvm_errors_with_log():
 
 
 # ---------------------------------------------------------------- numba types of launch arguments
-def _nb():
-    from numba import types
-    return types
+INT, FLOAT, BOOL = types.int64, types.float64, types.boolean  # Python int, float and bool
 
 
 def array(dtype):
     """A flat device buffer of ``dtype`` (``CudaArray._flat()`` / ``._buffer``)."""
-    import numba
-    return _nb().Array(numba.from_dtype(np.dtype(dtype)), 1, "C")
+    return types.Array(numba.from_dtype(np.dtype(dtype)), 1, "C")
 
 
 def scalar(dtype):
     """A numpy scalar of ``dtype`` passed to a kernel."""
-    import numba
     return numba.from_dtype(np.dtype(dtype))
 
 
 def ints(ndim):
     """A shape or strides tuple of ``ndim`` Python ints."""
-    return _nb().UniTuple(_nb().int64, ndim)
-
-
-def INT():  # noqa: N802  (a Python int argument)
-    return _nb().int64
-
-
-def FLOAT():  # noqa: N802  (a Python float argument)
-    return _nb().float64
-
-
-def BOOL():  # noqa: N802  (a Python bool argument)
-    return _nb().boolean
+    return types.UniTuple(types.int64, ndim)
 
 
 # ---------------------------------------------------------------- elementwise.py
@@ -125,9 +111,9 @@ def _elementwise_signature(out_dtype, operands, ndim=2):
     ``operands``: (dtype, is_number) pairs; a number is passed as a numpy
     scalar of the computation dtype with offset 0 and zero strides.
     """
-    sig = [INT(), ints(ndim), array(out_dtype), INT(), ints(ndim)]
+    sig = [INT, ints(ndim), array(out_dtype), INT, ints(ndim)]
     for dtype, is_number in operands:
-        sig += [scalar(dtype) if is_number else array(dtype), INT(), ints(ndim)]
+        sig += [scalar(dtype) if is_number else array(dtype), INT, ints(ndim)]
     return tuple(sig)
 
 
@@ -205,17 +191,17 @@ def reduction_signatures():
             # sum/prod accumulate in numpy's result dtype (bool -> int64); rows are cast first
             acc = probe(np.zeros(1, dtype)).dtype if op in ("sum", "prod") else dtype
             serial = reduction._serial_kernel(op, acc)
-            jobs.append((f"{op} {acc}", serial, (array(acc), INT(), INT(), array(acc))))
+            jobs.append((f"{op} {acc}", serial, (array(acc), INT, INT, array(acc))))
             for T in (32, 256):  # rows longer than SERIAL_UP_TO get 32 .. 256 threads
                 rows = reduction._row_kernel(op, acc, T)
-                jobs.append((f"{op} {acc} T={T}", rows, (array(acc), INT(), array(acc))))
+                jobs.append((f"{op} {acc} T={T}", rows, (array(acc), INT, array(acc))))
     for op in ("max", "min"):
         for dtype in DTYPES:
             serial = reduction._serial_arg_kernel(op, dtype)
             jobs.append((f"arg{op} {dtype}", serial,
-                         (array(dtype), INT(), INT(), array(np.int64))))
+                         (array(dtype), INT, INT, array(np.int64))))
             rows = reduction._arg_kernel(op, dtype, 256)
-            jobs.append((f"arg{op} {dtype} T=256", rows, (array(dtype), INT(), array(np.int64))))
+            jobs.append((f"arg{op} {dtype} T=256", rows, (array(dtype), INT, array(np.int64))))
     return jobs
 
 
@@ -223,7 +209,7 @@ def reduction_signatures():
 def matmul_signatures():
     from learntorch.backends.cuda import matmul
     return [(str(dtype), matmul._tiled_kernel(dtype),
-             (array(dtype), array(dtype), array(dtype), INT(), INT(), INT()))
+             (array(dtype), array(dtype), array(dtype), INT, INT, INT))
             for dtype in DTYPES]
 
 
@@ -234,12 +220,12 @@ def indexing_signatures():
     positions = array(np.int64)
     jobs = []
     for dtype in DTYPES:
-        jobs.append((str(dtype), indexing.take, (INT(), array(dtype), array(dtype), positions)))
-        jobs.append((str(dtype), indexing.put, (INT(), array(dtype), positions, array(dtype))))
+        jobs.append((str(dtype), indexing.take, (INT, array(dtype), array(dtype), positions)))
+        jobs.append((str(dtype), indexing.put, (INT, array(dtype), positions, array(dtype))))
         # np.add.at: bool arrays are never summed so; float16 ones add up in float32
         if dtype not in (np.bool_, np.float16):
             jobs.append((str(dtype), indexing.add_at,
-                         (INT(), array(dtype), positions, array(dtype))))
+                         (INT, array(dtype), positions, array(dtype))))
     return jobs
 
 
@@ -247,16 +233,16 @@ def indexing_signatures():
 def conv_signatures():
     """The four conv2d kernels for each float dtype (window geometry: 10 Python ints)."""
     from learntorch.backends.cuda import conv
-    window = (INT(),) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
+    window = (INT,) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
     jobs = []
     for dtype in FLOATS:
         forward, input_grad, weight_grad, bias_grad = conv.kernels(dtype)
         a = array(dtype)
         jobs += [
-            (str(dtype), forward, (a, a, a, BOOL(), a) + (INT(),) * 5 + window + (INT(),)),
-            (str(dtype), input_grad, (a, a, a) + (INT(),) * 5 + window + (INT(),)),
-            (str(dtype), weight_grad, (a, a, a) + (INT(),) * 6 + window + (INT(),)),
-            (str(dtype), bias_grad, (a, a, INT(), INT(), INT())),
+            (str(dtype), forward, (a, a, a, BOOL, a) + (INT,) * 5 + window + (INT,)),
+            (str(dtype), input_grad, (a, a, a) + (INT,) * 5 + window + (INT,)),
+            (str(dtype), weight_grad, (a, a, a) + (INT,) * 6 + window + (INT,)),
+            (str(dtype), bias_grad, (a, a, INT, INT, INT)),
         ]
     return jobs
 
@@ -269,15 +255,15 @@ def pooling_signatures():
     for dtype in [np.dtype(np.int64)] + FLOATS:
         max_forward, max_backward, avg_forward, avg_backward = pooling.kernels(dtype)
         a, idx = array(dtype), array(np.int64)
-        window = (INT(),) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
-        jobs.append((str(dtype), max_forward, (a, a, idx, INT(), INT()) + window + (INT(),)))
+        window = (INT,) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
+        jobs.append((str(dtype), max_forward, (a, a, idx, INT, INT) + window + (INT,)))
         if dtype.kind == "f":  # gradients are floating point
-            jobs.append((str(dtype), max_backward, (a, idx, a, INT(), INT()) + window + (INT(),)))
+            jobs.append((str(dtype), max_backward, (a, idx, a, INT, INT) + window + (INT,)))
         if dtype in (np.float32, np.float64):
-            no_dilation = (INT(),) * 8  # kh, kw, sh, sw, ph, pw, Ho, Wo
-            jobs.append((str(dtype), avg_forward, (a, a, a, INT(), INT()) + no_dilation + (INT(),)))
+            no_dilation = (INT,) * 8  # kh, kw, sh, sw, ph, pw, Ho, Wo
+            jobs.append((str(dtype), avg_forward, (a, a, a, INT, INT) + no_dilation + (INT,)))
             jobs.append((str(dtype), avg_backward,
-                         (a, a, a, INT(), INT()) + no_dilation + (INT(),)))
+                         (a, a, a, INT, INT) + no_dilation + (INT,)))
     return jobs
 
 
@@ -289,10 +275,10 @@ def random_signatures():
     jobs = []
     for dtype in (np.float32, np.float64):
         jobs.append((str(np.dtype(dtype)), random.philox_fill,
-                     (array(dtype), INT(), INT(), BOOL()) + key_and_offset + (FLOAT(), FLOAT())))
+                     (array(dtype), INT, INT, BOOL) + key_and_offset + (FLOAT, FLOAT)))
         for p in (np.float64, dtype):  # bernoulli_(p=0.5) sends a float64 p; an array its own
             jobs.append((f"{np.dtype(dtype)}, p {np.dtype(p)}", random.philox_bernoulli,
-                         (array(dtype), INT(), array(p), INT(), BOOL()) + key_and_offset))
+                         (array(dtype), INT, array(p), INT, BOOL) + key_and_offset))
     return jobs
 
 
@@ -306,7 +292,7 @@ def optim_signatures():
         for name, n_arrays in (("sgd", 3), ("adam", 5)):
             flags = [k for k in optim_kernels.SCALARS[name]
                      if k in ("nesterov", "maximize", "first", "amsgrad", "decoupled")]
-            scalars = tuple(BOOL() if k in flags else s for k in optim_kernels.SCALARS[name])
+            scalars = tuple(BOOL if k in flags else s for k in optim_kernels.SCALARS[name])
             jobs.append((str(np.dtype(dtype)), optim_kernels.KERNELS[name],
                          (a,) * n_arrays + scalars))
     return jobs

@@ -1,4 +1,4 @@
-"""float16 cuda arrays take the paths written so that they compile on a GPU, and get numpy's answers.
+"""float16 cuda arrays take paths written so that they compile for a GPU, and get numpy's answers.
 
 numba-cuda compiles float16 arithmetic, but not a float16 constant captured
 by a kernel, a float16 -> bool conversion, nor a float16 atomic add
