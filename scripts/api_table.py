@@ -250,8 +250,10 @@ def schema_overloads(name, is_method):
         # TorchScript's own overloads on Python scalars (tensor.bool(bool t), round.int(int a))
         # are not callable from Python as torch.*: leave them out
         # ... and names their arguments a, b, l, t; ATen's own ops use self or a word
+        # ... and TorchScript's list methods (sort(List[Tensor] self, bool reverse)) likewise
         if args and (len(args[0].name) == 1 or (
-                args[0].name == "self" and str(args[0].type) in ("int", "float", "str"))):
+                args[0].name == "self" and (str(args[0].type) in ("int", "float", "str")
+                                            or str(args[0].type).startswith("List[")))):
             continue
         positional, keyword = [], []
         for arg in args:
