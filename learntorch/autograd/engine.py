@@ -15,14 +15,24 @@ to the end.  The algorithm:
    backward, ``ops.broadcast.sum_to_shape``), and add it into the buffer of
    the node it flows to;
 4. at a leaf's ``AccumulateGrad`` node, add the gradient into ``leaf.grad``.
+
+When no graph of the gradient is wanted (``create_graph=False``) and nobody
+looks at the steps (plain ``backward()`` and ``autograd.grad``), gradients
+travel between nodes as plain arrays ("raw" mode): a Function that defines
+``backward_arrays`` computes its derivative on them directly, and a Tensor is
+built only where one is needed (a learner's ``backward``, a hook, ``.grad``).
+On small tensors that bookkeeping *is* the cost of backward.
 """
 import heapq
 
-import numpy as np
+from numpy import ndarray
 
 from . import grad_mode
+from . import function as _function
 from .function import AccumulateGrad
+from .. import backends
 from .._float_errors import ignore_float_errors, restore_float_errors
+from ..backends.reference import as_array
 from ..ops.broadcast import sum_to_shape, is_expandable_to
 
 
@@ -73,7 +83,7 @@ def _collect(roots):
         seen.add(n)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in node._edges:
             if nxt is None:
                 continue
             dependencies[nxt] = dependencies.get(nxt, 0) + 1
@@ -93,7 +103,7 @@ def _needed(nodes, targets):
     parents = {}
     needed = set()
     for n in nodes:
-        for edge in n.next_functions:
+        for edge in n._edges:
             nxt = edge[0]
             if nxt is not None:
                 parents.setdefault(nxt, []).append(n)
@@ -109,10 +119,11 @@ def _needed(nodes, targets):
     return needed
 
 
-def _zeros_for(meta):
+def _zeros_for(meta, raw=False):
     from .. import factories
     shape, dtype = meta
-    return factories.zeros(shape, dtype=dtype)
+    zeros = factories.zeros(shape, dtype=dtype)
+    return zeros._data if raw else zeros
 
 
 def _accumulate(buffer, node, slot, size, grad):
@@ -133,10 +144,12 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
     ``record_steps=False`` (plain ``backward()``): the same walk, without building
     a BackwardStep record per node that nobody would look at.
     """
+    # raw mode: gradients are arrays inside the engine (see the module docstring)
+    raw = not create_graph and not record_steps
     root_edges = [r._edge() for r in roots]
     buffer = {}
     for (node, nr), g in zip(root_edges, grad_roots):
-        _accumulate(buffer, node, nr, _num_outputs(node), g)
+        _accumulate(buffer, node, nr, _num_outputs(node), g._data if raw else g)
 
     nodes, dependencies = _collect([e[0] for e in root_edges])
     capture = None
@@ -158,6 +171,10 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
     outer_mode = state.enabled
     index = 0
     heappop, heappush = heapq.heappop, heapq.heappush
+    add = backends.current.add
+    # inf/nan like torch, no numpy warnings: in raw mode once for the whole run (nothing is
+    # yielded to the caller meanwhile), else around each backward
+    quiet_run = ignore_float_errors() if raw else None
     try:
         while ready:
             node = heappop(ready)[2]
@@ -167,10 +184,12 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
             # backward formulas are recorded only when a graph of the gradient is wanted
             state.enabled = create_graph
             if node._tensor_pre_hooks:
-                grad_outputs = _run_prehooks(node, grad_outputs)
+                grad_outputs = _run_prehooks(node, grad_outputs, raw)
             if capture is not None:
                 for nr, g in enumerate(grad_outputs):
                     wanted = capture.get((node, nr), ())
+                    if wanted and raw and g is not None:
+                        g = _wrap(g)
                     for i in wanted:
                         captured[i] = g
                     if wanted and accumulate and g is not None \
@@ -180,7 +199,7 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
             if node.__class__ is AccumulateGrad:
                 g = grad_outputs[0]
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
-                    _accumulate_grad(node.variable, g, create_graph)
+                    _accumulate_grad(node.variable, _wrap(g) if raw else g, create_graph)
                     if record_steps:
                         state.enabled = outer_mode
                         yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
@@ -193,16 +212,19 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 reduced = [None] * len(node._edges)
             else:
                 if missing and node.materialize_grads:
-                    grad_outputs = [g if g is not None or m is None else _zeros_for(m)
+                    grad_outputs = [g if g is not None or m is None else _zeros_for(m, raw)
                                     for g, m in zip(grad_outputs, node._output_meta)]
-                quiet = ignore_float_errors()  # inf/nan like torch, no numpy warnings
-                try:
-                    grad_inputs = node.apply(grad_outputs)
-                finally:
-                    restore_float_errors(quiet)
+                if raw:
+                    grad_inputs = _apply_raw(node, grad_outputs)
+                else:
+                    quiet = ignore_float_errors()
+                    try:
+                        grad_inputs = node.apply(grad_outputs)
+                    finally:
+                        restore_float_errors(quiet)
                 if not retain_graph and node._saved is not None:
                     node.release()
-                reduced = _validate(node, grad_inputs)
+                reduced = _validate(node, grad_inputs, raw)
                 if record_steps:
                     state.enabled = outer_mode
                     yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
@@ -214,20 +236,40 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 if g is not None:
                     slots = buffer.get(nxt)
                     if slots is None:
-                        slots = buffer[nxt] = [None] * _num_outputs(nxt)
+                        slots = buffer[nxt] = [None] * len(nxt._output_meta)
                     old = slots[nr]
-                    slots[nr] = g if old is None else old + g
+                    if old is None:
+                        slots[nr] = g
+                    else:  # a tensor used twice: its gradients from both uses add up
+                        slots[nr] = add(old, g) if raw else old + g
                 remaining = dependencies[nxt] - 1
                 dependencies[nxt] = remaining
                 if remaining == 0:
                     heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         state.enabled = outer_mode
+        if quiet_run is not None:
+            restore_float_errors(quiet_run)
     return captured
 
 
+def _wrap(array):
+    return _function._Tensor._wrap(array)
+
+
+def _apply_raw(node, grad_arrays):
+    """``node``'s backward on gradient arrays: its ``backward_arrays`` when the Function has
+    one, else its ``backward`` on Tensors built around them (the results stay Tensors:
+    ``_validate`` takes their arrays)."""
+    backward_arrays = node._function.backward_arrays
+    if backward_arrays is not None:
+        grads = backward_arrays(node, *grad_arrays)
+        return grads if grads.__class__ is tuple else (grads,)
+    return node.apply([None if g is None else _wrap(g) for g in grad_arrays])
+
+
 def _num_outputs(node):
-    return 1 if node.__class__ is AccumulateGrad else len(node._output_meta)
+    return len(node._output_meta)
 
 
 def _count_none(values):
@@ -238,10 +280,15 @@ def _count_none(values):
     return n
 
 
-def _run_prehooks(node, grad_outputs):
+def _run_prehooks(node, grad_outputs, raw=False):
+    """Run the hooks registered on ``node``'s outputs; hooks see (and return) Tensors."""
     hooks = node._tensor_pre_hooks
     if not hooks:
         return grad_outputs
+    if raw:
+        grad_outputs = [None if g is None else _wrap(g) for g in grad_outputs]
+        grad_outputs = _run_prehooks(node, grad_outputs)
+        return [None if g is None else g._data for g in grad_outputs]
     grad_outputs = list(grad_outputs)
     for nr, fns in hooks.items():
         if nr is None:  # node-level prehook sees all gradients
@@ -275,8 +322,12 @@ def _check_hook_result(fn, grad, result):
             f"result.to({grad.dtype})")
 
 
-def _validate(node, grad_inputs):
-    """Check backward's answer against the inputs, and sum broadcast gradients to shape."""
+def _validate(node, grad_inputs, raw=False):
+    """Check backward's answer against the inputs, and sum broadcast gradients to shape.
+
+    ``raw``: the answers may be arrays (``backward_arrays``) or Tensors (``backward``),
+    and what is sent on are arrays.
+    """
     n_inputs = len(node._edges)
     if len(grad_inputs) != n_inputs:
         # torch allows extra trailing Nones (for non-tensor arguments)
@@ -289,6 +340,19 @@ def _validate(node, grad_inputs):
                 "gradient (or None) per input of forward")
     reduced = []
     append = reduced.append
+    if raw:
+        for g, meta in zip(grad_inputs, node._input_meta):
+            if g is None or meta is None:
+                append(None)
+                continue
+            if g.__class__ is not ndarray:
+                # a Tensor from backward, or a numpy scalar (numpy's 0-d results): an array
+                g = g._data if isinstance(g, _function._Tensor) else as_array(g)
+            if g.shape == meta[0] and g.dtype is meta[1].np:
+                append(g)
+            else:
+                append(_fit(node, len(reduced), _wrap(g), meta)._data)
+        return reduced
     for g, meta in zip(grad_inputs, node._input_meta):
         if g is None or meta is None:
             append(None)

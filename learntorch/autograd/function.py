@@ -38,8 +38,8 @@ class BackwardNode:
     __slots__ = ("_function", "_saved", "_saved_versions", "_sequence_nr", "__dict__",
                  "__weakref__")
 
-    next_functions = ()     # one (node, output_nr) per tensor argument, as torch
     _edges = ()             # one per forward argument (None for numbers): what backward returns
+    _number_positions = ()  # arguments that were not tensors: next_functions leaves them out
     needs_input_grad = ()
     _input_meta = ()        # (shape, dtype) of each input that requires grad
     _output_meta = ()       # (shape, dtype) of each output
@@ -101,6 +101,14 @@ class BackwardNode:
         return self._saved
 
     # ---- introspection (torch's names) ----
+    @property
+    def next_functions(self):
+        """One ``(node, output_nr)`` per tensor argument, as torch; built when asked for."""
+        numbers = self._number_positions
+        if not numbers:
+            return self._edges
+        return tuple(e for i, e in enumerate(self._edges) if i not in numbers)
+
     def name(self):
         fn = self._function
         return fn.node_name if fn.node_name else fn.__name__ + "Backward"
@@ -151,6 +159,7 @@ class AccumulateGrad:
 
     __slots__ = ("variable", "next_functions", "_edges", "_sequence_nr", "_tensor_pre_hooks",
                  "__weakref__")
+    _output_meta = (None,)  # one output, like every node (the engine counts its slots)
 
     def __init__(self, variable):
         self.variable = variable
@@ -216,6 +225,18 @@ class Function:
             "Function subclasses must define a static backward(ctx, *grad_outputs) that returns "
             "one gradient (or None) per forward input")
 
+    # Optional fast path of a built-in op: ``backward_arrays(ctx, *grad_arrays)`` is
+    # ``backward`` on raw arrays, returning arrays (or None).  The engine uses it when no
+    # graph of the gradient is recorded, so on small tensors backward builds no Tensor
+    # and runs no Function per gradient.  It must compute exactly what ``backward``
+    # does, so a subclass that overrides ``backward`` alone loses the inherited one.
+    backward_arrays = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "backward" in cls.__dict__ and "backward_arrays" not in cls.__dict__:
+            cls.backward_arrays = None  # the inherited array formula is not this backward
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             f"{type(self).__name__}() instances are not callable: autograd Functions have static "
@@ -260,28 +281,32 @@ def _bind_arguments(cls, args, kwargs):
     return bound.args[1:]
 
 
+_NO_EDGE = (None, 0)  # the edge of an argument that needs no gradient
 _Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
 
 
 def _link_inputs(ctx, args):
     """Edges from ``ctx`` to the nodes that produced its inputs (before forward, like torch)."""
-    edges, needs, meta, visible = [], [], [], []
+    edges, needs, meta = [], [], []
+    numbers = None
     for a in args:
         if isinstance(a, _Tensor):
             if a._requires_grad:
                 fn = a._grad_fn
-                edge = (fn, a._output_nr) if fn is not None else a._edge()
-                edges.append(edge)
-                visible.append(edge)
+                edges.append((fn, a._output_nr) if fn is not None else a._edge())
                 needs.append(True)
                 meta.append((a._data.shape, a._dtype))
                 continue
-            visible.append((None, 0))
-        edges.append((None, 0))
+        elif numbers is None:
+            numbers = (len(edges),)
+        else:
+            numbers += (len(edges),)
+        edges.append(_NO_EDGE)
         needs.append(False)
         meta.append(None)
     ctx._edges = tuple(edges)
-    ctx.next_functions = tuple(visible)
+    if numbers is not None:
+        ctx._number_positions = numbers
     ctx.needs_input_grad = tuple(needs)
     ctx._input_meta = tuple(meta)
     ctx._sequence_nr = next(_sequence)

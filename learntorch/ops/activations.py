@@ -6,7 +6,11 @@ Each backward has two paths that compute the same thing:
   derivative is written with differentiable tensor ops, so it can itself be
   differentiated (grad of grad);
 * otherwise one fused backend kernel computes ``grad * f'(x)`` in a single
-  pass (``backends.current.<name>_backward``), the fast path of training.
+  pass (``backends.current.<name>_backward``), the fast path of training; the
+  engine calls it on raw arrays through ``backward_arrays``.
+
+Kernels may return inf/nan without a numpy warning: ``Function.apply`` and the
+backward engine already run every forward and backward with warnings off.
 """
 import numpy as np
 
@@ -24,27 +28,26 @@ def _floating_only(x, kernel):
                                   "tensor first, e.g. x.float()")
 
 
-def _kernel(fn, *arrays):
-    """``fn(*arrays)`` for a backend kernel, without numpy warnings for inf/nan results."""
-    with np.errstate(all="ignore"):
-        return fn(*arrays)
-
-
 class Tanh(Function):
     node_name = "TanhBackward0"
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(_kernel(backends.current.tanh, float_array(x)))
+        y = wrap(backends.current.tanh(float_array(x)))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
-        y, = ctx.saved_tensors
         if recording_gradient_graph():
+            y, = ctx.saved_tensors
             return grad * (1 - y * y)
-        return wrap(_kernel(backends.current.tanh_backward, y._data, grad._data))
+        return wrap(Tanh.backward_arrays(ctx, grad._data))
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        y, = ctx.saved_tensors
+        return backends.current.tanh_backward(y._data, grad)
 
 
 class Sigmoid(Function):
@@ -52,16 +55,21 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(_kernel(backends.current.sigmoid, float_array(x)))
+        y = wrap(backends.current.sigmoid(float_array(x)))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
-        y, = ctx.saved_tensors
         if recording_gradient_graph():
+            y, = ctx.saved_tensors
             return grad * y * (1 - y)
-        return wrap(_kernel(backends.current.sigmoid_backward, y._data, grad._data))
+        return wrap(Sigmoid.backward_arrays(ctx, grad._data))
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        y, = ctx.saved_tensors
+        return backends.current.sigmoid_backward(y._data, grad)
 
 
 class Relu(Function):
@@ -72,16 +80,21 @@ class Relu(Function):
         if x._dtype is _dtypes.bool_:
             raise RuntimeError("Boolean inputs not supported for relu: convert the mask first, "
                                "e.g. x.float()")
-        y = wrap(_kernel(backends.current.relu, x._data))
+        y = wrap(backends.current.relu(x._data))
         ctx.save_for_backward(y)  # relu'(x) = (y > 0): the output is enough
         return y
 
     @staticmethod
     def backward(ctx, grad):
-        y, = ctx.saved_tensors
         if recording_gradient_graph():
+            y, = ctx.saved_tensors
             return grad * (y > 0)
-        return wrap(_kernel(backends.current.relu_backward, y._data, grad._data))
+        return wrap(Relu.backward_arrays(ctx, grad._data))
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        y, = ctx.saved_tensors
+        return backends.current.relu_backward(y._data, grad)
 
 
 class Gelu(Function):
@@ -94,8 +107,8 @@ class Gelu(Function):
         ctx.approximate = approximate
         a = x._data
         if approximate == "tanh":
-            return wrap(_kernel(_gelu_tanh, a))
-        return wrap(_kernel(backends.current.gelu, a))
+            return wrap(_gelu_tanh(a))
+        return wrap(backends.current.gelu(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -112,7 +125,7 @@ class Gelu(Function):
             cdf = 0.5 * (1 + _erf_tensor(x / np.sqrt(2)))
             pdf = (-0.5 * x * x).exp() / np.sqrt(2 * np.pi)
             return grad * (cdf + x * pdf), None
-        return wrap(_kernel(backends.current.gelu_backward, x._data, grad._data)), None
+        return wrap(backends.current.gelu_backward(x._data, grad._data)), None
 
 
 _GELU_K, _GELU_C = float(np.sqrt(2 / np.pi)), 0.044715
@@ -142,7 +155,7 @@ class Silu(Function):
     def forward(ctx, x):
         _floating_only(x, "silu_cpu")
         ctx.save_for_backward(x)
-        return wrap(_kernel(backends.current.silu, x._data))
+        return wrap(backends.current.silu(x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -150,7 +163,7 @@ class Silu(Function):
         if recording_gradient_graph():
             s = x.sigmoid()
             return grad * s * (1 + x * (1 - s))
-        return wrap(_kernel(backends.current.silu_backward, x._data, grad._data))
+        return wrap(backends.current.silu_backward(x._data, grad._data))
 
 
 class Softplus(Function):

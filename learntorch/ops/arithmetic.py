@@ -122,6 +122,8 @@ class Add(Function):
         # d(a + alpha * b) = da + alpha * db
         return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
+    backward_arrays = backward  # the same lines work on arrays (see Function.backward_arrays)
+
 
 def _check_no_bool_subtraction(a, b):
     for x in (a, b):
@@ -154,6 +156,8 @@ class Sub(Function):
     def backward(ctx, grad):
         return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
 
+    backward_arrays = backward  # the same lines work on arrays
+
 
 class Rsub(Sub):
     node_name = "RsubBackward1"
@@ -172,22 +176,28 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = _load(ctx)
         if not recording_gradient_graph():
             # the same two products on raw arrays: nothing is being recorded, so the
             # Function machinery of ``grad * b`` would be pure overhead
-            g = grad._data
-            return (_times(g, b) if ctx.needs_input_grad[0] else None,
-                    _times(g, a) if ctx.needs_input_grad[1] else None)
+            return tuple(None if g is None else wrap(g)
+                         for g in Mul.backward_arrays(ctx, grad._data))
+        a, b = _load(ctx)
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        a, b = _load(ctx)
+        needs = ctx.needs_input_grad
+        return (_times(grad, b) if needs[0] else None,
+                _times(grad, a) if needs[1] else None)
 
 
 def _times(g, x):
     """``g * x`` for a gradient array and an operand, computed in the gradient's dtype."""
     if isinstance(x, Tensor):
         x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
-    return wrap(np.multiply(g, x))
+    return np.multiply(g, x)
 
 
 class Div(Function):

@@ -47,6 +47,8 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
+    backward_arrays = backward  # the same line works on arrays (see Function.backward_arrays)
+
 
 class Exp(Function):
     node_name = "ExpBackward0"
@@ -61,6 +63,11 @@ class Exp(Function):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return grad * y
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        y, = ctx.saved_tensors
+        return backends.current.mul(grad, y._data)
 
 
 class Log(Function):
