@@ -2,9 +2,10 @@
 
 Each class is one derivative rule next to its forward.  Integer and bool
 inputs of floating functions compute in the default float dtype, as torch
-does.  Forwards run under ``np.errstate(all="ignore")``: log(0) = -inf,
-sqrt(-1) = nan and exp(1000) = inf are the answers (torch's too), not reasons
-for numpy to print a RuntimeWarning.
+does.  Forwards run with numpy's floating-point warnings off (``Function.apply``
+switches them off around every forward, and the engine around every backward):
+log(0) = -inf, sqrt(-1) = nan and exp(1000) = inf are the answers (torch's too),
+not reasons for numpy to print a RuntimeWarning.
 """
 import numpy as np
 
@@ -12,12 +13,6 @@ from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import float_array, wrap
-
-
-def _quiet(fn, *arrays):
-    """``fn(*arrays)`` with numpy's floating-point warnings off (inf/nan are valid results)."""
-    with np.errstate(all="ignore"):
-        return fn(*arrays)
 
 
 def _check_tensor(x, name):
@@ -55,7 +50,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(_quiet(backends.current.exp, float_array(x)))
+        y = wrap(backends.current.exp(float_array(x)))
         ctx.save_for_backward(y)  # e^x is its own derivative: keep the output
         return y
 
@@ -76,7 +71,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.log, float_array(x)))
+        return wrap(np.log(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -90,7 +85,7 @@ class Log2(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.log2, float_array(x)))
+        return wrap(np.log2(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -104,7 +99,7 @@ class Log10(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.log10, float_array(x)))
+        return wrap(np.log10(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -120,7 +115,7 @@ class Log1p(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.log1p, float_array(x)))
+        return wrap(np.log1p(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -135,7 +130,7 @@ class Expm1(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(_quiet(np.expm1, float_array(x)))
+        y = wrap(np.expm1(float_array(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -150,7 +145,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = wrap(_quiet(np.sqrt, float_array(x)))
+        y = wrap(np.sqrt(float_array(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -166,7 +161,7 @@ class Rsqrt(Function):
     @staticmethod
     def forward(ctx, x):
         a = float_array(x)
-        y = wrap(_quiet(lambda v: (1 / np.sqrt(v)).astype(v.dtype, copy=False), a))
+        y = wrap((1 / np.sqrt(a)).astype(a.dtype, copy=False))
         ctx.save_for_backward(y)
         return y
 
@@ -182,7 +177,7 @@ class Reciprocal(Function):
     @staticmethod
     def forward(ctx, x):
         a = float_array(x)
-        y = wrap(_quiet(lambda v: np.reciprocal(v), a))
+        y = wrap(np.reciprocal(a))
         ctx.save_for_backward(y)
         return y
 
@@ -198,7 +193,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.sin, float_array(x)))
+        return wrap(np.sin(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -212,7 +207,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return wrap(_quiet(np.cos, float_array(x)))
+        return wrap(np.cos(float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -242,7 +237,7 @@ class _Piecewise(Function):
 
     @classmethod
     def forward(cls, ctx, x):
-        return wrap(_quiet(cls.numpy_fn, x._data))
+        return wrap(cls.numpy_fn(x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -285,7 +280,7 @@ class RoundDecimals(Function):
 
     @staticmethod
     def forward(ctx, x, decimals):
-        return wrap(_quiet(np.round, x._data, decimals))
+        return wrap(np.round(x._data, decimals))
 
     @staticmethod
     def backward(ctx, grad):
