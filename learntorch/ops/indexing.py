@@ -62,9 +62,9 @@ def _convert_index(x, index):
                 raise IndexError("nested index lists must be rectangular")
             if item.size == 0:
                 item = item.astype(np.int64)  # torch reads [] as an empty long index
-        if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_:
+        if _is_array(item) and item.ndim == 0 and item.dtype == np.bool_:
             item = bool(item)
-        if isinstance(item, np.ndarray):
+        if _is_array(item):
             if item.dtype == np.uint8:
                 item = item.astype(np.bool_)  # torch's (deprecated) byte masks
             if item.dtype == np.bool_:
@@ -148,9 +148,14 @@ def _dims_used(items):
         if i is None or isinstance(i, (bool, np.bool_)):
             continue
         arr = i._data if isinstance(i, Tensor) else (np.asarray(i) if isinstance(i, list) else i)
-        is_mask = isinstance(arr, np.ndarray) and arr.dtype in (np.bool_, np.uint8)
+        is_mask = _is_array(arr) and arr.dtype in (np.bool_, np.uint8)
         used += arr.ndim if is_mask else 1
     return used
+
+
+def _is_array(item):
+    """A numpy array, or a device array (a cuda tensor's data) standing in for one."""
+    return isinstance(item, np.ndarray) or hasattr(item, "tensor_device")
 
 
 def _check_slice(item):
@@ -352,7 +357,8 @@ def _short(d):
 def _fit_value(x, region, value):
     """``value`` checked to broadcast to ``x[region]``; leading size-1 dims dropped, as torch."""
     from .broadcast import is_expandable_to
-    target = read_region(np.empty(x.shape, dtype=np.bool_), region).shape
+    # (a probe on x's device: the region may hold device index arrays)
+    target = read_region(np.empty(x.shape, dtype=np.bool_, like=x._data), region).shape
     while value.ndim > len(target) and value.shape[0] == 1:
         value = value.squeeze(0)
     if not is_expandable_to(tuple(value.shape), tuple(target)):
@@ -741,8 +747,9 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
     if a.ndim == 0:  # one element: one empty coordinate row if it is nonzero
-        return wrap(np.zeros((int(bool(a)), 0), np.int64))
-    return wrap(np.ascontiguousarray(np.stack(np.nonzero(a), axis=1).astype(np.int64)))
+        return wrap(np.zeros((int(bool(a)), 0), np.int64, like=a))
+    coordinates = np.stack(np.nonzero(a), axis=1).astype(np.int64)
+    return wrap(np.ascontiguousarray(coordinates, like=coordinates))  # (like=: on a's device)
 
 
 def take_along_dim(input, indices, dim=None):

@@ -100,7 +100,7 @@ class ScatterPad(Function):
         for dim, index in reversed(positions):
             sizes = list(g.shape)
             sizes[dim] = shape[dim]
-            summed = np.zeros(sizes, dtype=g.dtype)
+            summed = np.zeros(sizes, dtype=g.dtype, like=g)  # on g's device
             # add.at, not +=: a position that was copied twice must receive both gradients
             np.add.at(np.moveaxis(summed, dim, 0), index, np.moveaxis(g, dim, 0))
             g = summed

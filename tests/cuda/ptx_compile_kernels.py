@@ -298,6 +298,31 @@ def optim_signatures():
     return jobs
 
 
+# ---------------------------------------------------------------- scan.py, mask.py, sort.py
+def scan_signatures():
+    """cumsum rows in numpy's accumulation dtypes (bools and ints add up as int64)."""
+    from learntorch.backends.cuda import scan
+    return [(f"{np.dtype(dtype)} T={T}", scan.scan_kernel(dtype, T),
+             (array(dtype), INT, array(dtype)))
+            for dtype in (np.int64, np.float16, np.float32, np.float64) for T in (1, 32, 256)]
+
+
+def mask_signatures():
+    """nonzero's coordinates: (n, bool mask, int64 scan, int64 shape, count, int64 out)."""
+    from learntorch.backends.cuda import mask
+    positions = array(np.int64)
+    return [("bool mask", mask.write_coordinates,
+             (INT, array(np.bool_), positions, positions, INT, positions))]
+
+
+def sort_signatures():
+    """The bitonic argsort for every dtype, for the shortest and the longest padded rows."""
+    from learntorch.backends.cuda import sort
+    return [(f"{dtype} P={P} T={T}", sort.argsort_kernel(dtype, P, T),
+             (array(dtype), INT, array(np.int64)))
+            for dtype in DTYPES for P, T in ((1, 1), (1024, 256))]
+
+
 SIGNATURES = {
     "elementwise": elementwise_signatures,
     "reduction": reduction_signatures,
@@ -307,6 +332,9 @@ SIGNATURES = {
     "pooling": pooling_signatures,
     "random": random_signatures,
     "optim_kernels": optim_signatures,
+    "scan": scan_signatures,
+    "mask": mask_signatures,
+    "sort": sort_signatures,
 }
 
 

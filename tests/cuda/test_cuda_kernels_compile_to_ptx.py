@@ -23,7 +23,7 @@ import pytest
 SCRIPT = Path(__file__).with_name("ptx_compile_kernels.py")
 REPO = Path(__file__).resolve().parents[2]
 MODULES = ["elementwise", "reduction", "matmul", "indexing", "conv", "pooling", "random",
-           "optim_kernels"]
+           "optim_kernels", "scan", "mask", "sort"]
 INSTALL = "pip install 'cuda-toolkit[nvrtc,nvvm]==13.*'  (or: pip install -e '.[cuda]')"
 
 

@@ -13,6 +13,10 @@ a kernel.  Files, one idea each:
 * ``reduction.py``   -- sum/prod/max/min/argmax/argmin rows, shared-memory trees;
 * ``matmul.py``      -- the shared-memory tiled (batched) matmul;
 * ``indexing.py``    -- views for basic indexing; gather/scatter kernels for index arrays;
+* ``scan.py``        -- cumsum: a per-row Hillis-Steele scan with a carry across tiles;
+* ``mask.py``        -- nonzero and boolean masks: a scan numbers the Trues, then a scatter;
+* ``sort.py``        -- argsort (sort/topk): a stable bitonic sort per row in shared memory;
+* ``einsum.py``      -- einsum lowered to diagonal views, sums and the batched matmul;
 * ``numpy_api.py``   -- which numpy functions a CudaArray answers, and how;
 * ``backend.py``     -- ``CudaBackend``: the backend primitives (fused activations,
   softmax rows) for CudaArrays;

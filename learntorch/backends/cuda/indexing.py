@@ -91,6 +91,8 @@ def _expand(a, key):
 
 def _split(a, key):
     """Apply the basic parts of ``key``; return (view, [(dim in view, int64 index array)])."""
+    from .mask import expand_masks
+    key = expand_masks(key)  # a boolean mask is the integer arrays of its True coordinates
     shape, strides, offset = [], [], a._offset
     advanced = []
     d = 0

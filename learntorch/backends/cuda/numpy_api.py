@@ -353,9 +353,8 @@ def _where_element(c, x, y):
 
 @implements(np.where)
 def _where(condition, x=None, y=None):
-    if x is None and y is None:
-        raise NotImplementedError("np.where(condition) (the indices of nonzero elements) has no "
-                                  "CUDA kernel in learntorch yet")
+    if x is None and y is None:  # the coordinates of the nonzero elements
+        return _nonzero(_operand(condition))
     operands = [_operand(v) for v in (condition, x, y)]
     arrays = [v for v in operands if isinstance(v, CudaArray)]
     shape = np.broadcast_shapes(*[v.shape for v in arrays])
@@ -465,3 +464,71 @@ def _asarray(a, dtype=None, order=None, copy=None, **kw):
         raise RuntimeError("cannot create a cuda array from cpu data implicitly: move it "
                            "with .to('cuda') first")
     return _new((), host.dtype, host[()])
+
+
+# ---------------------------------------------------------------- scans, masks, sorting, einsum
+# (kernels in scan.py, mask.py, sort.py; einsum.py lowers to matmul)
+@implements(np.cumsum)
+def _cumsum(a, axis=None, dtype=None, out=None):
+    from .scan import cumsum
+    return cumsum(a, axis, dtype)
+
+
+@implements(np.nonzero)
+def _nonzero(a):
+    from .mask import nonzero
+    return nonzero(a)
+
+
+@implements(np.argsort)
+def _argsort(a, axis=-1, kind=None, order=None, **kw):
+    from .sort import argsort
+    return argsort(a, axis, kind, order)
+
+
+@implements(np.einsum)
+def _einsum(*operands, **kw):
+    from .einsum import einsum
+    return einsum(*operands, **kw)
+
+
+@implements(np.flip)
+def _flip(a, axis=None):
+    """A view that walks ``axis`` backwards: start at its last element, negate its stride."""
+    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list))
+                                                else (axis,))
+    strides, offset = list(a._strides), a._offset
+    for d in axes:
+        d %= a.ndim
+        if a.shape[d]:
+            offset += (a.shape[d] - 1) * strides[d]
+            strides[d] = -strides[d]
+    return a._view(a.shape, strides, offset)
+
+
+@implements(np.take)
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    """The elements at ``indices`` along ``axis`` (of the flattened array if None): a gather."""
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    return a[(slice(None),) * (axis % a.ndim) + (_operand_index(indices),)]
+
+
+def _operand_index(indices):
+    if isinstance(indices, CudaArray):
+        return indices
+    host = np.asarray(indices)
+    return int(host) if host.ndim == 0 else CudaArray.from_host(host.astype(np.int64))
+
+
+@implements(np.pad)
+def _pad(a, pad_width, mode="constant", constant_values=0, **kw):
+    """Constant padding: a filled array with ``a`` copied into its middle."""
+    if mode != "constant":
+        raise NotImplementedError(f"np.pad(mode={mode!r}) has no CUDA kernel; learntorch pads "
+                                  "reflect/replicate/circular with np.take")
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.ndim, 2))
+    out = CudaArray.empty([s + lo + hi for s, (lo, hi) in zip(a.shape, widths)], a.dtype)
+    out.fill(constant_values)
+    np.copyto(out[tuple(slice(lo, lo + s) for s, (lo, _) in zip(a.shape, widths))], a)
+    return out
