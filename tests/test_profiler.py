@@ -24,9 +24,10 @@ def test_each_forward_and_backward_is_one_event_named_after_its_function_and_nod
                          ("MulBackward0", "backward"),
                          # the engine sums MulBackward0's (3, 4) gradient to w's shape (4,)
                          ("Sum", "forward")]
-    # the ops a backward formula runs are recorded inside its node
+    # the ops a backward formula runs are recorded inside its node (SumBackward0 expands
+    # its gradient with tensor ops; ExpBackward0 multiplies arrays, which are not ops)
     nested = {(e.parent.name, e.name) for e in prof.events() if e.parent is not None}
-    assert ("ExpBackward0", "Mul") in nested
+    assert ("SumBackward0", "Expand") in nested
 
 
 def test_backward_events_are_the_graph_nodes_walk_reports():
@@ -90,14 +91,17 @@ def test_table_has_torchs_columns_sorted_and_limited():
 
 
 def test_profiling_leaves_the_engine_as_it_found_it_even_after_an_error():
+    from learntorch.autograd import engine
     forward = autograd_function.Function.__dict__["apply"]
     backward = autograd_function.BackwardNode.__dict__["apply"]
+    backward_raw = engine._apply_raw
     with pytest.raises(ZeroDivisionError):
         with profile():
             with profile():  # nested profiles install the wrappers once
                 1 / 0
     assert autograd_function.Function.__dict__["apply"] is forward
     assert autograd_function.BackwardNode.__dict__["apply"] is backward
+    assert engine._apply_raw is backward_raw
     x = torch.ones(2, requires_grad=True)
     (x * 3).sum().backward()  # and the engine still works
     assert x.grad.tolist() == [3.0, 3.0]

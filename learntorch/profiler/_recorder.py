@@ -1,13 +1,15 @@
 """Recording op events: the ``profile`` context manager and ``record_function`` labels.
 
 How it measures: while a ``profile`` is active, ``Function.apply`` (every op's
-forward) and ``BackwardNode.apply`` (every node's backward) are replaced by
+forward) and ``BackwardNode.apply`` with the engine's ``_apply_raw`` (every
+node's backward, on Tensors or on arrays) are replaced by
 wrappers that read ``time.perf_counter_ns`` before and after the call.  A
 stack of open events gives each event its parent, so an event's *self* time is
 its total minus the totals of the events opened inside it.
 """
 import time
 
+from ..autograd import engine as _engine
 from ..autograd import function as _function
 from ._events import EventList, FunctionEvent, ProfilerActivity
 
@@ -75,20 +77,35 @@ class _Patches:
             return
         Function, BackwardNode = _function.Function, _function.BackwardNode
         cls.originals = {"forward": Function.__dict__["apply"],
-                         "backward": BackwardNode.__dict__["apply"]}
+                         "backward": BackwardNode.__dict__["apply"],
+                         "backward_raw": _engine._apply_raw}
         forward = cls.originals["forward"].__func__
         backward = cls.originals["backward"]
+        backward_raw = cls.originals["backward_raw"]
+        in_raw = []  # the node whose array backward is being timed (it may call node.apply)
 
         def timed_forward(fn_cls, *args, **kwargs):
             return _record(_forward_name(fn_cls), "forward", args,
                            lambda: forward(fn_cls, *args, **kwargs))
 
         def timed_backward(node, grad_outputs):
+            if in_raw and in_raw[-1] is node:  # already timed by timed_backward_raw
+                return backward(node, grad_outputs)
             return _record(node.name(), "backward", grad_outputs,
                            lambda: backward(node, grad_outputs))
 
+        def timed_backward_raw(node, grad_arrays):
+            # the engine's path for plain backward(): gradients as arrays, not Tensors
+            in_raw.append(node)
+            try:
+                return _record(node.name(), "backward", grad_arrays,
+                               lambda: backward_raw(node, grad_arrays))
+            finally:
+                in_raw.pop()
+
         Function.apply = classmethod(timed_forward)
         BackwardNode.apply = timed_backward
+        _engine._apply_raw = timed_backward_raw
 
     @classmethod
     def remove(cls):
@@ -97,6 +114,7 @@ class _Patches:
             return
         _function.Function.apply = cls.originals["forward"]
         _function.BackwardNode.apply = cls.originals["backward"]
+        _engine._apply_raw = cls.originals["backward_raw"]
 
 
 class profile:
