@@ -12,7 +12,7 @@ PADS = {1: (2, 1), 2: (1, 2, 2, 0), 3: (1, 0, 0, 1, 1, 1)}
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_every_mode_pads_the_last_k_dims_with_gradients(mode, k):
-    x = rand(*(1, 2, 4, 3, 5)[:k + 2])
+    x = rand(*(1, 2, 3, 4, 3)[:k + 2])
     # the backward of a reflect/replicate border adds several gradients into one element
     check(lambda t: F.pad(t, PADS[k], mode=mode) * 1.5, x)
 
