@@ -109,7 +109,19 @@ def _mat_error(sa, sb, what):
         f"mat1 and mat2 shapes cannot be multiplied ({_sizes(sa)} and {_sizes(sb)}): {what}")
 
 
+def _shapes_text(a, b):
+    return f"shapes {list(a.shape)} and {list(b.shape)}"
+
+
 def matmul(input, other):
+    # the common case first, checked in a few attribute reads: two matrices of one floating
+    # dtype on one device whose sizes fit (all that the checks below would establish)
+    if (isinstance(input, Tensor) and isinstance(other, Tensor)
+            and input._data.ndim == 2 and other._data.ndim == 2
+            and input._dtype is other._dtype and input._device is other._device
+            and input._dtype.is_floating_point
+            and input._data.shape[1] == other._data.shape[0]):
+        return Mm.apply(input, other)
     require_tensors("matmul", ("input", input), ("other", other))
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
@@ -118,18 +130,18 @@ def matmul(input, other):
     if a.ndim == 1 and b.ndim == 1:
         return dot(a, b)
     _check_operands(a, b, "matmul")
-    full = f"shapes {list(a.shape)} and {list(b.shape)}"
     if b.ndim == 1:
         if a.shape[-1] != b.shape[0]:
             raise RuntimeError(
                 f"size mismatch, got input ({a.shape[-2]}), mat ({_sizes(a.shape[-2:])}), vec "
                 f"({b.shape[0]}): the matrix has {a.shape[-1]} columns but the vector {b.shape[0]}"
-                f" elements ({full})")
+                f" elements ({_shapes_text(a, b)})")
         return (Mv if a.ndim == 2 else Bmm).apply(a, b)
     rows_a = a.shape[-2:] if a.ndim > 1 else (1, a.shape[0])
     if rows_a[-1] != b.shape[-2]:
         raise _mat_error(rows_a, b.shape[-2:], f"the last dim of the first ({rows_a[-1]}) must "
-                         f"equal the second-to-last dim of the second ({b.shape[-2]}); {full}")
+                         f"equal the second-to-last dim of the second ({b.shape[-2]}); "
+                         f"{_shapes_text(a, b)}")
     if a.ndim == 1 and b.ndim == 2:  # vector @ matrix: as a one-row matrix, like torch
         return Mm.apply(a.unsqueeze(0), b).squeeze(0)
     if a.ndim == 2 and b.ndim == 2:
@@ -140,7 +152,7 @@ def matmul(input, other):
     except RuntimeError:
         raise RuntimeError(
             f"matmul: the batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} cannot "
-            f"be broadcast together ({full}): each pair, aligned from the right, must be equal "
+            f"be broadcast together ({_shapes_text(a, b)}): each pair, aligned from the right, must be equal "
             "or 1") from None
     return Bmm.apply(a, b)
 
