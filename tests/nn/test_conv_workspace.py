@@ -68,7 +68,7 @@ def test_scratch_users_in_two_threads_at_once_give_the_single_thread_results():
              rng.standard_normal((4, 1, 8, 256))) for _ in range(2)]
 
     def work(x, w, g4):
-        return conv._cols(x, g).copy(), conv._input_gradient(w, g4, g, 1, 4, 3)
+        return conv._window_columns(x, g, 1).copy(), conv._input_gradient(w, g4, g, 1, 4, 3)
     expected = [work(*job) for job in jobs]
     mismatches = []
 
