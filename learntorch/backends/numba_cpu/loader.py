@@ -22,6 +22,14 @@ one: median 24 ms with the default policy, 45 us with
 with it the OpenMP runtime) we set ``OMP_WAIT_POLICY=PASSIVE`` -- unless you
 set it yourself.
 
+That setting only works if Numba's OpenMP runtime starts after we set it.  When
+the process already has an OpenMP runtime loaded -- ``import torch`` before the
+first kernel, as a notebook comparing learntorch with PyTorch does -- Numba's
+parallel loops join it with its spinning default, and they measured ~15x slower
+(an MLP step: 17.8 ms instead of 1.25 ms).  Then we choose Numba's own
+``workqueue`` thread pool instead (1.36 ms), unless you chose a threading layer
+(``NUMBA_THREADING_LAYER``) yourself.
+
 One thread per CPU we may actually use.  Numba starts one thread per CPU it
 can see, but a container (Binder, Docker with ``--cpus``, Kubernetes) often
 sees all of the host's cores while its CPU *time* is capped by a cgroup quota.
@@ -32,6 +40,7 @@ the smaller of the visible CPUs and the quota -- again, unless you set it.
 import importlib
 import math
 import os
+import sys
 
 _loaded = {}            # family name -> kernel module, filled on first use
 _forked_after_use = False
@@ -44,9 +53,28 @@ def kernels(family):
         # both are read once, when numba and the OpenMP runtime load
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
+        if "NUMBA_THREADING_LAYER" not in os.environ and openmp_runtime_loaded():
+            _use_workqueue_threads()
         module = importlib.import_module(f"{__package__}.{family}")
         _loaded[family] = module
     return module
+
+
+def openmp_runtime_loaded(maps="/proc/self/maps"):
+    """True when an OpenMP runtime (GNU, Intel or LLVM's) is already mapped into this process."""
+    try:
+        with open(maps, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:  # not Linux: nothing to look at, keep Numba's choice
+        return False
+    return any(name in text for name in ("libgomp", "libiomp", "libomp"))
+
+
+def _use_workqueue_threads():
+    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
+    numba = sys.modules.get("numba")
+    if numba is not None:  # numba read its settings already; its pool starts at the first loop
+        numba.config.THREADING_LAYER = "workqueue"
 
 
 def usable_cpus(cgroup_root="/sys/fs/cgroup"):
