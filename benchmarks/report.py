@@ -166,7 +166,19 @@ def to_markdown(run):
     for group in groups:
         rows = [r for r in run["rows"] if r["group"] == group]
         lines += _group_section(group, run.get("groups", {}).get(group, ""), rows) + [""]
+    lines += _gpu_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _gpu_section():
+    """Where the GPU figures come from: they need a real GPU, which this suite does not ask for."""
+    return ["## GPU", "",
+            "The CUDA kernels are timed by `benchmarks/gpu_check.sh` on a machine with an NVIDIA "
+            "GPU: it runs the CUDA tests natively and `python -m benchmarks.bench_gpu` "
+            "(learntorch CUDA against PyTorch CUDA: add, row sums, softmax, matmul "
+            "GFLOP/s, an MLP step) and writes `gpu_check.txt`. Its figures are added here "
+            "when a run on a GPU exists; everywhere else the CUDA code is tested under Numba's "
+            "simulator and compiled to PTX for sm_90 by the tests.", ""]
 
 
 def write(run, path):
