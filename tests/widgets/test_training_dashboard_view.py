@@ -213,12 +213,6 @@ def test_auto_mode_is_text_outside_a_kernel_and_a_widget_inside(monkeypatch):
     assert shown[1][1]["image/svg+xml"] != shown[0][1]["image/svg+xml"]
 
 
-def test_docstring_examples_run_as_written():
-    import doctest
-    result = doctest.testmod(dashboard_module)
-    assert result.failed == 0 and result.attempted >= 10
-
-
 def test_curves_catch_up_when_a_notebook_cell_ends(monkeypatch):
     import IPython
     callbacks = {}
