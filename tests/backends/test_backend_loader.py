@@ -57,7 +57,7 @@ def test_loading_kernels_sets_thread_defaults_only_where_the_user_set_none():
     assert out.split() == ["1", "1", "ACTIVE"]
 
 
-PARALLEL_KERNEL_THEN_LAYER = """
+PARALLEL_KERNEL_THEN_THREADS = """
     import ctypes, ctypes.util, sys
     if sys.argv[-1] == "openmp-first":  # another library (torch, say) loaded OpenMP already
         ctypes.CDLL(ctypes.util.find_library("gomp"), mode=ctypes.RTLD_GLOBAL)
@@ -65,23 +65,20 @@ PARALLEL_KERNEL_THEN_LAYER = """
     from learntorch.backends import NumbaBackend
     NumbaBackend(min_size=0).relu(np.ones(100_000, np.float32))  # a parallel kernel
     import numba
-    print(numba.threading_layer())
+    print(numba.get_num_threads())
 """
 
 
-def test_an_openmp_runtime_loaded_before_the_kernels_gets_them_numbas_own_thread_pool():
+def test_an_openmp_runtime_loaded_before_the_kernels_makes_them_run_on_one_thread():
     import ctypes.util
     if ctypes.util.find_library("gomp") is None:
         pytest.skip("no GNU OpenMP library on this machine to load first")
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
-    first = run_python(PARALLEL_KERNEL_THEN_LAYER.replace("sys.argv[-1]", "'openmp-first'"),
-                       _replace_env=env)
-    assert first.split() == ["workqueue"]
-    alone = run_python(PARALLEL_KERNEL_THEN_LAYER, _replace_env=env)
-    assert alone.split() != ["workqueue"]  # Numba's usual choice (OpenMP where it has it)
-    chosen = run_python(PARALLEL_KERNEL_THEN_LAYER.replace("sys.argv[-1]", "'openmp-first'"),
-                        NUMBA_THREADING_LAYER="omp")
-    assert chosen.split() == ["omp"]  # the user's choice wins
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    first = PARALLEL_KERNEL_THEN_THREADS.replace("sys.argv[-1]", "'openmp-first'")
+    assert run_python(first, _replace_env=env).split() == ["1"]
+    alone = run_python(PARALLEL_KERNEL_THEN_THREADS, _replace_env=env)
+    assert alone.split() == [str(usable_cpus())]
+    assert run_python(first, NUMBA_NUM_THREADS="2").split() == ["2"]  # the user's choice wins
 
 
 def test_openmp_runtime_loaded_reads_the_process_memory_map(tmp_path):

@@ -1,7 +1,7 @@
 """Runaway and crashing submissions cost only the exercise they happen in.
 
 All the misbehaving submissions are graded in one batch (two parallel pytest
-processes, a 3-second cell limit), as an instructor's batch would be; each spec then
+processes, a 10-second cell limit), as an instructor's batch would be; each spec then
 reads its submission's rows.  A timeout or a dead kernel makes grading run the
 notebook again with that exercise stubbed, so the others are still graded."""
 import json
@@ -40,7 +40,8 @@ def graded(tmp_path_factory):
         path.write_text(json.dumps(notebook))
         paths.append(path)
     start = time.monotonic()
-    results = grade(TINY_SOURCES, paths, timeout=3, jobs=2, workdir=folder)
+    # a cell limit a loaded CI machine never reaches by accident (the loops still hit it)
+    results = grade(TINY_SOURCES, paths, timeout=10, jobs=2, workdir=folder)
     print(f"graded {len(paths)} misbehaving submissions in {time.monotonic() - start:.0f} s")
     return {s.path.parent.name: s for s in results}
 
@@ -55,7 +56,7 @@ def test_an_infinite_loop_costs_only_its_exercise(graded, name):
     assert outcome(submission) == {"01.1": ("timeout", 0), "01.2": ("passed", 1),
                                    "01.3": ("passed", 1)}
     message = next(r.message for r in submission.rows if r.exercise == "01.1")
-    assert "ran longer than the 3 s limit for one cell" in message
+    assert "ran longer than the 10 s limit for one cell" in message
     assert "graded again without this solution" in message
     assert submission.runs == 2
 

@@ -26,9 +26,10 @@ That setting only works if Numba's OpenMP runtime starts after we set it.  When
 the process already has an OpenMP runtime loaded -- ``import torch`` before the
 first kernel, as a notebook comparing learntorch with PyTorch does -- Numba's
 parallel loops join it with its spinning default, and they measured ~15x slower
-(an MLP step: 17.8 ms instead of 1.25 ms).  Then we choose Numba's own
-``workqueue`` thread pool instead (1.36 ms), unless you chose a threading layer
-(``NUMBA_THREADING_LAYER``) yourself.
+(an MLP step: 17.8 ms instead of 1.25 ms).  Then the kernels run on one thread
+(``NUMBA_NUM_THREADS=1``: 1.08 ms), unless you set ``NUMBA_NUM_THREADS``
+yourself.  (Numba's own ``workqueue`` pool would avoid the clash too, but it
+aborts the process when two Python threads run kernels at once.)
 
 One thread per CPU we may actually use.  Numba starts one thread per CPU it
 can see, but a container (Binder, Docker with ``--cpus``, Kubernetes) often
@@ -40,7 +41,6 @@ the smaller of the visible CPUs and the quota -- again, unless you set it.
 import importlib
 import math
 import os
-import sys
 
 _loaded = {}            # family name -> kernel module, filled on first use
 _forked_after_use = False
@@ -52,9 +52,9 @@ def kernels(family):
     if module is None:
         # both are read once, when numba and the OpenMP runtime load
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        if "NUMBA_NUM_THREADS" not in os.environ and openmp_runtime_loaded():
+            os.environ["NUMBA_NUM_THREADS"] = "1"  # see above: someone else's OpenMP spins
         os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
-        if "NUMBA_THREADING_LAYER" not in os.environ and openmp_runtime_loaded():
-            _use_workqueue_threads()
         module = importlib.import_module(f"{__package__}.{family}")
         _loaded[family] = module
     return module
@@ -68,13 +68,6 @@ def openmp_runtime_loaded(maps="/proc/self/maps"):
     except OSError:  # not Linux: nothing to look at, keep Numba's choice
         return False
     return any(name in text for name in ("libgomp", "libiomp", "libomp"))
-
-
-def _use_workqueue_threads():
-    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
-    numba = sys.modules.get("numba")
-    if numba is not None:  # numba read its settings already; its pool starts at the first loop
-        numba.config.THREADING_LAYER = "workqueue"
 
 
 def usable_cpus(cgroup_root="/sys/fs/cgroup"):
