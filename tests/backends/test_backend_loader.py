@@ -55,37 +55,3 @@ def test_loading_kernels_sets_thread_defaults_only_where_the_user_set_none():
     assert out.split() == [str(usable_cpus())] * 2 + ["PASSIVE"]
     out = run_python(KERNEL_THEN_REPORT, NUMBA_NUM_THREADS="1", OMP_WAIT_POLICY="ACTIVE")
     assert out.split() == ["1", "1", "ACTIVE"]
-
-
-PARALLEL_KERNEL_THEN_THREADS = """
-    import ctypes, ctypes.util, sys
-    if sys.argv[-1] == "openmp-first":  # another library (torch, say) loaded OpenMP already
-        ctypes.CDLL(ctypes.util.find_library("gomp"), mode=ctypes.RTLD_GLOBAL)
-    import numpy as np
-    from learntorch.backends import NumbaBackend
-    NumbaBackend(min_size=0).relu(np.ones(100_000, np.float32))  # a parallel kernel
-    import numba
-    print(numba.get_num_threads())
-"""
-
-
-def test_an_openmp_runtime_loaded_before_the_kernels_makes_them_run_on_one_thread():
-    import ctypes.util
-    if ctypes.util.find_library("gomp") is None:
-        pytest.skip("no GNU OpenMP library on this machine to load first")
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
-    first = PARALLEL_KERNEL_THEN_THREADS.replace("sys.argv[-1]", "'openmp-first'")
-    assert run_python(first, _replace_env=env).split() == ["1"]
-    alone = run_python(PARALLEL_KERNEL_THEN_THREADS, _replace_env=env)
-    assert alone.split() == [str(usable_cpus())]
-    assert run_python(first, NUMBA_NUM_THREADS="2").split() == ["2"]  # the user's choice wins
-
-
-def test_openmp_runtime_loaded_reads_the_process_memory_map(tmp_path):
-    from learntorch.backends.numba_cpu.loader import openmp_runtime_loaded
-    maps = tmp_path / "maps"
-    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libm.so.6\n")
-    assert not openmp_runtime_loaded(str(maps))
-    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /site-packages/torch/lib/libgomp-a34b3233.so.1\n")
-    assert openmp_runtime_loaded(str(maps))
-    assert not openmp_runtime_loaded(str(tmp_path / "missing"))

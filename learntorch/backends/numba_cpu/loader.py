@@ -22,15 +22,6 @@ one: median 24 ms with the default policy, 45 us with
 with it the OpenMP runtime) we set ``OMP_WAIT_POLICY=PASSIVE`` -- unless you
 set it yourself.
 
-That setting only works if Numba's OpenMP runtime starts after we set it.  When
-the process already has an OpenMP runtime loaded -- ``import torch`` before the
-first kernel, as a notebook comparing learntorch with PyTorch does -- Numba's
-parallel loops join it with its spinning default, and they measured ~15x slower
-(an MLP step: 17.8 ms instead of 1.25 ms).  Then the kernels run on one thread
-(``NUMBA_NUM_THREADS=1``: 1.08 ms), unless you set ``NUMBA_NUM_THREADS``
-yourself.  (Numba's own ``workqueue`` pool would avoid the clash too, but it
-aborts the process when two Python threads run kernels at once.)
-
 One thread per CPU we may actually use.  Numba starts one thread per CPU it
 can see, but a container (Binder, Docker with ``--cpus``, Kubernetes) often
 sees all of the host's cores while its CPU *time* is capped by a cgroup quota.
@@ -52,22 +43,10 @@ def kernels(family):
     if module is None:
         # both are read once, when numba and the OpenMP runtime load
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        if "NUMBA_NUM_THREADS" not in os.environ and openmp_runtime_loaded():
-            os.environ["NUMBA_NUM_THREADS"] = "1"  # see above: someone else's OpenMP spins
         os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
         module = importlib.import_module(f"{__package__}.{family}")
         _loaded[family] = module
     return module
-
-
-def openmp_runtime_loaded(maps="/proc/self/maps"):
-    """True when an OpenMP runtime (GNU, Intel or LLVM's) is already mapped into this process."""
-    try:
-        with open(maps, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:  # not Linux: nothing to look at, keep Numba's choice
-        return False
-    return any(name in text for name in ("libgomp", "libiomp", "libomp"))
 
 
 def usable_cpus(cgroup_root="/sys/fs/cgroup"):
