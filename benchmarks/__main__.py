@@ -6,12 +6,20 @@ BENCHMARKS.md page.  Run it from the repository root on a quiet machine.
 """
 import argparse
 import json
+import os
 import sys
 
-from . import report
-from .runner import run_suite
-from .suite import all_cases
-from .timing import FULL, QUICK
+if "--profile" in sys.argv[1:]:
+    # --profile runs learntorch in this process, where the suite's `import torch` has
+    # already started an OpenMP runtime; with its default (spinning) wait policy
+    # Numba's parallel loops ran ~15x slower beside it.  Ask for sleeping threads
+    # before anything loads that runtime.  (The timed runs use one process per library.)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import report  # noqa: E402
+from .runner import run_suite  # noqa: E402
+from .suite import all_cases  # noqa: E402
+from .timing import FULL, QUICK  # noqa: E402
 
 
 def parse(argv):
