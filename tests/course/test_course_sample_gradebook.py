@@ -86,7 +86,7 @@ def test_a_mixed_batch_gives_each_learner_what_they_earned(tmp_path, learner_cop
     out = tmp_path / "graded"
     done = subprocess.run(
         [sys.executable, "-m", "course.cli", "grade", "--source", str(TINY_SOURCES),
-         *map(str, paths), "--out", str(out), "--timeout", "5", "--jobs", "2"],
+         *map(str, paths), "--out", str(out), "--timeout", "20", "--jobs", "2"],
         capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     with open(out / "gradebook.csv", newline="") as f:
