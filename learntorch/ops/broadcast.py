@@ -9,6 +9,7 @@ contributions, so its gradient is the **sum over the broadcast dimensions**.
 gradient an operation sends back whose shape is larger than its input's, so
 each backward rule can be written as if no broadcasting had happened.
 """
+from .._size import Size
 
 
 def broadcast_shapes(*shapes):
@@ -16,7 +17,6 @@ def broadcast_shapes(*shapes):
 
     As in torch, an int counts as a 1-D shape: ``broadcast_shapes(5, (2, 1))`` is (2, 5).
     """
-    from .._size import Size
     return Size(_broadcast_tuple(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
 
 

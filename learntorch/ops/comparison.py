@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import as_array, as_operand, array_of, wrap
 from .arithmetic import _operands
-from .broadcast import broadcast_shapes
+from .broadcast import _broadcast_tuple as broadcast_shapes
 
 
 def _compare(ufunc, name):

@@ -146,7 +146,7 @@ def matmul(input, other):
         return Mm.apply(a.unsqueeze(0), b).squeeze(0)
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
-    from .broadcast import broadcast_shapes
+    from .broadcast import _broadcast_tuple as broadcast_shapes
     try:
         broadcast_shapes(a.shape[:-2] if a.ndim > 1 else (), b.shape[:-2])
     except RuntimeError:

@@ -56,8 +56,10 @@ class Convolution(Function):
         ho, wo = geometry.out
         # sizes spelled out: numpy cannot infer a "-1" when another size is 0
         rows, pixels = w[0].size, ho * wo                              # Cg*kh*kw, Ho*Wo
-        if _on_cuda(a):  # the GPU kernels of backends/cuda/conv.py (bias added below)
-            out = _cuda_conv().forward(a, w, None, geometry, groups)
+        if _on_cuda(a):  # the GPU kernels of backends/cuda/conv.py
+            out = _cuda_conv().forward(a, w, None, geometry, groups).reshape(n, o, pixels)
+            if bias is not None:
+                out += bias._data[:, None]  # out is a fresh result: add in place
         else:
             cols = _window_columns(a, geometry, groups)                 # (G, Cg*kh*kw, N*L)
             wm = w.reshape(groups, o // groups, rows)                   # (G, O/G, Cg*kh*kw)
@@ -69,10 +71,7 @@ class Convolution(Function):
                 np.add(by_channel.transpose(1, 0, 2), bias._data[:, None], out=out)
             else:
                 np.copyto(out, by_channel.transpose(1, 0, 2))
-            bias = None
         out = out.reshape(n, o, ho, wo)
-        if bias is not None:
-            out += bias._data[:, None, None]  # out is a fresh result: add in place
         ctx.geometry, ctx.groups = geometry, groups
         # like torch, keep the input, not its kh*kw times larger im2col matrix: backward
         # copies the windows again (cheap next to the products), and memory stays small

@@ -21,7 +21,7 @@ import warnings
 from ..._dtypes import promote_types
 from ..._tensor import Tensor
 from ...ops._helpers import check_same_device
-from ...ops.broadcast import broadcast_shapes
+from ...ops.broadcast import _broadcast_tuple as broadcast_shapes
 from .loss_binary import BinaryCrossEntropy, BinaryCrossEntropyWithLogits
 from .loss_class_targets import check_class_weight, check_index_target, short_name
 from .loss_cross_entropy import CrossEntropy

@@ -171,17 +171,24 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, indices) if return_indices else out
 
 
+def _window_arguments(name, kernel_size, stride, padding):
+    """kernel, stride (the kernel when omitted, as in torch) and padding as pairs."""
+    kernel = _pair(name, "kernel_size", kernel_size,
+                   "must either be a single int, or a tuple of two ints")
+    if stride is None or stride == () or stride == []:
+        stride = kernel
+    else:
+        stride = _pair(name, "stride", stride,
+                       "must either be omitted, a single int, or a tuple of two ints")
+    padding = _pair(name, "padding", padding, "must either be a single int, or a tuple of two ints")
+    return kernel, stride, padding
+
+
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool2d that always returns (values, indices), whatever ``return_indices`` says."""
     _require_tensor("max_pool2d", input)
-    kernel = _pair("max_pool2d", "kernel_size", kernel_size, "must either be a single int, or "
-                   "a tuple of two ints")
-    stride = kernel if stride is None or stride == () or stride == [] else _pair(
-        "max_pool2d", "stride", stride, "must either be omitted, a single int, or a tuple of two "
-        "ints")
-    padding = _pair("max_pool2d", "padding", padding, "must either be a single int, or a tuple "
-                    "of two ints")
+    kernel, stride, padding = _window_arguments("max_pool2d", kernel_size, stride, padding)
     dilation = _pair("max_pool2d", "dilation", dilation, "must be either a single int, or a tuple "
                      "of two ints")
     if input.ndim not in (3, 4):
@@ -239,13 +246,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over (kH, kW) windows of an (N, C, H, W) or (C, H, W) input, as torch's."""
     _require_tensor("avg_pool2d", input)
-    kernel = _pair("avg_pool2d", "kernel_size", kernel_size, "must either be a single int, or a "
-                   "tuple of two ints")
-    stride = kernel if stride is None or stride == () or stride == [] else _pair(
-        "avg_pool2d", "stride", stride, "must either be omitted, a single int, or a tuple of two "
-        "ints")
-    padding = _pair("avg_pool2d", "padding", padding, "must either be a single int, or a tuple "
-                    "of two ints")
+    kernel, stride, padding = _window_arguments("avg_pool2d", kernel_size, stride, padding)
     if divisor_override is not None:
         if isinstance(divisor_override, bool) or not isinstance(divisor_override,
                                                                 numbers.Integral):
