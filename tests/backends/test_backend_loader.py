@@ -44,8 +44,31 @@ KERNEL_THEN_REPORT = """
     from learntorch.backends.numba_cpu import NumbaBackend
     NumbaBackend(min_size=0).relu(np.ones(5, np.float32))
     import numba
-    print(numba.get_num_threads(), os.environ["NUMBA_NUM_THREADS"], os.environ["OMP_WAIT_POLICY"])
+    print(numba.config.NUMBA_NUM_THREADS, os.environ["NUMBA_NUM_THREADS"],
+          os.environ["OMP_WAIT_POLICY"])
 """
+
+SHORT_AND_LONG_CALLS = """
+    import numpy as np
+    import numba
+    from learntorch.backends.numba_cpu import NumbaBackend, loader
+    backend = NumbaBackend(min_size=0)
+    x = np.ones(1 << 16, np.float32)
+    backend.relu(x)                       # ~5 us on one thread: not worth waking a worker
+    short = numba.get_num_threads()
+    backend.gelu(x)                       # ~450 us on one thread: shared
+    long = numba.get_num_threads()
+    backend.relu(x[:1000])
+    print(short, long, numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS,
+          loader.PARALLEL_MIN_NS)
+"""
+
+
+def test_only_kernel_calls_long_enough_to_repay_waking_threads_use_them():
+    short, long, short_again, pool, limit = run_python(
+        SHORT_AND_LONG_CALLS, NUMBA_NUM_THREADS="2").split()
+    assert (short, long, short_again, pool) == ("1", "2", "1", "2")
+    assert 65536 * 0.08 < int(limit) < 65536 * 6.9  # the two calls fall either side of it
 
 
 def test_loading_kernels_sets_thread_defaults_only_where_the_user_set_none():

@@ -25,8 +25,11 @@ so numpy keeps the op:
   library).  The softmax family had the same problem with ``exp`` until it got
   ``fast_exp.py``, an exp made of plain arithmetic that compiles to SIMD code;
 * add/sub/mul/div: one operation per 12 bytes moved, so numpy already runs at
-  memory speed; a second thread gained at most 1.8x, only at 10^7 elements,
-  and not on every run.
+  memory speed; the kernel gained 1.1-1.2x from 10^6 elements, within the
+  noise of a shared machine.
+
+Below about 10^6 elements a kernel runs on one thread (``loader.use_threads``):
+waking a second thread costs more than it saves.
 
 Rerun the script on your machine and pass your own numbers:
 ``NumbaBackend(min_sizes={"softmax": 100_000})``; ``NumbaBackend(min_size=0)``
@@ -35,7 +38,7 @@ runs every kernel on every float array (the tests use that).
 import numpy as np
 
 from ..reference import NumpyBackend
-from .loader import kernels, kernels_allowed
+from .loader import kernels, kernels_allowed, use_threads
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -58,29 +61,42 @@ class NumbaBackend(NumpyBackend):
     name = "numba"
 
     #: smallest number of elements for which the kernel runs; None: numpy always.
-    #: Comments: numpy time / kernel time at float32 (2 threads, shared machine).
+    #: Comments: numpy time / kernel time at float32, one thread below ~1e6 elements
+    #: (``use_threads``); nothing below 10^4 except gelu, so that toys never load Numba.
     min_sizes = {
-        "relu": 30_000,                   # 0.85x at 2e4, 1.1x at 3e4, 1.7x at 5e4, 2.4x at 1e5
-        "relu_backward": 20_000,          # 0.2x at 1e4, 1.3x at 2e4, 46x at 1e6 (np.where)
+        "relu": 10_000,                   # 0.34x at 1e3, 1.1x at 1e4, 3.7x at 1e5, 4.3x at 1e6
+        "relu_backward": 10_000,          # 0.6x at 1e3, 1.6x at 1e4, 27x at 1e5 (np.where)
         "tanh": None,                     # 0.01-0.03x at every size: numpy's tanh is SIMD
-        "tanh_backward": 200_000,         # 1.0x at 1e5, 1.8x at 2e5, 1.7-3x at 1e6
-        "sigmoid": 10_000,                # 0.7x at 5e3, 3.8x at 1e4, 3-5x above
-        "sigmoid_backward": 200_000,      # 0.7x at 1e5, 1.7x at 2e5, 2-3x at 1e6
-        "gelu": 1_000,                    # 0.9x at 1e2, 4x at 1e3, 9-17x above (erf per call)
-        "gelu_backward": 1_000,           # 1.2x at 1e2, 5.7x at 1e3, 6-8x above
-        "silu": 10_000,                   # 1.5x at 5e3, 3.5x at 1e4, 4-9x above
-        "silu_backward": 10_000,          # 1.1x at 5e3, 2.4x at 1e4, 5-13x above
-        "add": None,                      # memory-bound: 0.5x at 1e5, 0.9x at 1e6, 1.4x at 1e7
-        "sub": None,                      # 0.5x at 1e5, 0.8x at 1e6, 1.8x at 1e7
-        "mul": None,                      # 0.5x at 1e5, 1.3x at 1e6, 0.7x at 1e7
-        "div": None,                      # 0.5x at 1e5, 0.9x at 1e6, 1.6x at 1e7
-        "sum": 100_000,                   # rows: 1.8x at 5e4, 2.8x at 1e5; x.sum(): 1.2x at 1e5
-        # softmax family (fast_exp); rows of 100 / rows of 1024 (crossover --row 1024):
-        "softmax": 30_000,                # 1.0x/0.9x at 1e4, 1.5x/1.7x at 3e4, 2.3x/2.4x at 1e6
-        "log_softmax": 30_000,            # 1.1x/0.9x at 1e4, 1.5x/1.6x at 3e4, 2.2x/3.1x at 1e6
-        "softmax_backward": 30_000,       # 0.7x/0.5x at 1e4, 1.3x/1.1x at 3e4, 5.6x/5.7x at 1e6
-        "log_softmax_backward": 30_000,   # 0.8x/0.7x at 1e4, 1.3x/1.2x at 3e4, 2.7x/3.3x at 1e6
-        "logsumexp": 30_000,              # 0.9x/0.8x at 1e4, 1.3x/1.3x at 3e4, 3.6x/2.9x at 1e6
+        "tanh_backward": 100_000,         # 0.7x at 1e4, 1.6x at 1e5, 1.9-2.5x above
+        "sigmoid": 10_000,                # 1.9x at 1e3, 3.7x at 1e4, 5.6-6.2x above
+        "sigmoid_backward": 100_000,      # 0.7x at 1e4, 1.9x at 1e5, 1.9-3.2x above
+        "gelu": 1_000,                    # 2.9x at 1e2, 7.9x at 1e3, 12-20x above (erf per call)
+        "gelu_backward": 1_000,           # 3.1x at 1e2, 5.2x at 1e3, 5.6-14x above
+        "silu": 10_000,                   # 1.9x at 1e3, 4.0x at 1e4, 5.5-5.9x above
+        "silu_backward": 10_000,          # 1.7x at 1e3, 2.3x at 1e4, 6.6-8.7x above
+        "add": None,                      # memory-bound: 0.7x at 1e5, 1.2x at 1e6, 1.1x at 1e7
+        "sub": None,                      # as add
+        "mul": None,                      # 0.7x at 1e5, 1.2x at 1e6, 1.1x at 1e7
+        "div": None,                      # as mul
+        "sum": 100_000,                   # rows of 100: 0.7x at 1e4, 2.4x at 1e5, 4.3x at 1e6
+        # softmax family (fast_exp), rows of 100:
+        "softmax": 10_000,                # 1.2x at 1e3, 1.8x at 1e4, 2.2x at 1e5, 4.1x at 1e6
+        "log_softmax": 10_000,            # 1.3x at 1e3, 1.7x at 1e4, 2.0x at 1e5, 3.9x at 1e6
+        "softmax_backward": 10_000,       # 0.7x at 1e3, 1.5x at 1e4, 3.6x at 1e5, 4.4x at 1e6
+        "log_softmax_backward": 10_000,   # 0.8x at 1e3, 1.5x at 1e4, 2.4x at 1e5, 4.1x at 1e6
+        "logsumexp": 10_000,              # 1.0x at 1e3, 1.4x at 1e4, 2.0x at 1e5, 3.5x at 1e6
+    }
+
+    #: one-thread cost of each kernel in ns per float32 element (float64: twice that),
+    #: measured at 2^20 elements on the machine of BENCHMARKS.md.  It decides the thread
+    #: count of a call (``loader.use_threads``): only calls long enough to repay waking
+    #: the workers run on every thread.
+    ns_per_element = {
+        "relu": 0.08, "relu_backward": 0.12, "tanh": 14.0, "tanh_backward": 0.13,
+        "sigmoid": 6.4, "sigmoid_backward": 0.13, "gelu": 6.9, "gelu_backward": 9.9,
+        "silu": 6.4, "silu_backward": 4.5, "add": 0.12, "sub": 0.12, "mul": 0.1, "div": 0.1,
+        "sum": 0.04, "softmax": 0.29, "log_softmax": 0.3, "softmax_backward": 0.1,
+        "log_softmax_backward": 0.28, "logsumexp": 0.26,
     }
 
     #: ops whose kernel still beats numpy after copying a strided input to a contiguous
@@ -137,7 +153,9 @@ class NumbaBackend(NumpyBackend):
                 return reference(*arrays)
             arrays = [a if _compact(a) else np.array(a, order="C") for a in arrays]
         out = np.empty(arrays[0].shape, arrays[0].dtype)
-        getattr(kernels(family), op)(*[a.reshape(-1) for a in arrays], out.reshape(-1))
+        module = kernels(family)
+        self._use_threads(op, out)
+        getattr(module, op)(*[a.reshape(-1) for a in arrays], out.reshape(-1))
         return out
 
     def _along_dim(self, op, dim, reference, *arrays):
@@ -154,10 +172,16 @@ class NumbaBackend(NumpyBackend):
             return reference(*arrays, dim)
         n = moved[0].shape[-1]
         out = np.empty(moved[0].shape, moved[0].dtype)
-        getattr(kernels("softmax"), op + "_rows")(*[a.reshape(-1, n) for a in moved],
+        module = kernels("softmax")
+        self._use_threads(op, out)
+        getattr(module, op + "_rows")(*[a.reshape(-1, n) for a in moved],
                                                   out.reshape(-1, n))
         # a contiguous result, as the reference gives for contiguous input
         return out if moved is arrays else np.ascontiguousarray(np.moveaxis(out, -1, dim))
+
+    def _use_threads(self, op, a):
+        """One thread, or all of them when kernel ``op`` over ``a`` is long enough to share."""
+        use_threads(a.size * self.ns_per_element[op] * (a.itemsize / 4))
 
     @staticmethod
     def _as_rows(x, dims):
@@ -239,7 +263,9 @@ class NumbaBackend(NumpyBackend):
             return super().logsumexp(x, dims, keepdim)
         rows = self._as_rows(x, dims)
         out = np.empty(rows.shape[0], x.dtype)
-        kernels("softmax").logsumexp_rows(rows, out)
+        module = kernels("softmax")
+        self._use_threads("logsumexp", rows)
+        module.logsumexp_rows(rows, out)
         return self._reduced_shape(out, x.shape, dims, keepdim)
 
     # ------------------------------------------------------------ reductions
@@ -251,6 +277,7 @@ class NumbaBackend(NumpyBackend):
             return super().sum(x, dims, keepdim)
         rows = self._as_rows(x, dims)
         sum_rows = kernels("reduction").sum_rows
+        self._use_threads("sum", rows)
         if rows.shape[0] == 1 and rows.shape[1] >= 2 * _SUM_CHUNK:
             # one long row (x.sum()): one chunk per row, so that every core gets work
             row, whole = rows[0], rows.shape[1] - rows.shape[1] % _SUM_CHUNK

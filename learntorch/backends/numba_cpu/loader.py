@@ -28,10 +28,21 @@ sees all of the host's cores while its CPU *time* is capped by a cgroup quota.
 Forty threads sharing two CPUs' worth of quota get throttled in turn, and a
 parallel loop waits for the slowest one.  So ``NUMBA_NUM_THREADS`` defaults to
 the smaller of the visible CPUs and the quota -- again, unless you set it.
+
+One thread unless the work is long.  Waking the sleeping workers for a
+parallel loop costs tens of microseconds (on the 2-core machine of
+BENCHMARKS.md: 8-55 us per call, about 50 us typically), while a relu over
+32,768 float32 takes 2.5 us on one thread.  So every kernel call first says
+how long it would take on one thread (``use_threads``), and only calls
+expected to run for ``PARALLEL_MIN_NS`` or more use every thread: softmax of
+1024 x 1024 (0.3 ms on one thread, 0.22 ms on two) and max pooling of
+256 x 28 x 28 planes (160 us, 112 us) do, relu of 10^6 elements (64 us on one
+thread, 100 us on two) does not.
 """
 import importlib
 import math
 import os
+import threading
 
 _loaded = {}            # family name -> kernel module, filled on first use
 _forked_after_use = False
@@ -68,6 +79,25 @@ def usable_cpus(cgroup_root="/sys/fs/cgroup"):
             return max(1, min(visible, math.ceil(int(quota) / int(period))))
         return visible
     return visible
+
+
+#: a kernel call expected to take at least this long on one thread uses every thread
+PARALLEL_MIN_NS = 120_000
+
+_thread_count = threading.local()  # numba's thread count is per calling thread too
+
+
+def use_threads(single_thread_ns):
+    """Set the threads of the next kernel call from its expected one-thread time (ns).
+
+    Call it right before a kernel (whose module ``kernels()`` has loaded, so
+    Numba is imported); it costs a few attribute look-ups when nothing changes.
+    """
+    import numba
+    wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS else 1
+    if getattr(_thread_count, "value", None) != wanted:
+        numba.set_num_threads(wanted)
+        _thread_count.value = wanted
 
 
 def kernels_allowed():

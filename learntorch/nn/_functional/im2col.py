@@ -45,7 +45,7 @@ pixel there; pooling's ceil_mode lets the last window hang over the edge).
 import numpy as np
 
 from ...autograd.function import Function
-from ...backends.numba_cpu.loader import kernels, layer_kernel_serves
+from ...backends.numba_cpu.loader import kernels, layer_kernel_serves, use_threads
 from ...ops._helpers import recording_gradient_graph, wrap
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -56,6 +56,9 @@ _as_strided = np.lib.stride_tricks.as_strided
 #: 125 / 50, (32, 8, 14, 14): 350 / 205.  Smaller ones stay on numpy so that toys never
 #: import Numba (~0.5 s, once).
 COL2IM_KERNEL_MIN_SIZE = 4_096
+#: one-thread cost of the kernel per float32 entry of ``cols`` (3x3 windows, 2^18-2^20
+#: entries): it picks the call's thread count (``loader.use_threads``)
+COL2IM_NS_PER_ELEMENT = 0.3
 
 
 class Geometry:
@@ -156,7 +159,9 @@ def col2im(cols, g):
     if layer_kernel_serves(cols, COL2IM_KERNEL_MIN_SIZE):
         planes = np.ascontiguousarray(cols).reshape((n * c,) + cols.shape[2:])
         dx = np.empty((n, c) + g.size, dtype=cols.dtype)
-        kernels("col2im_kernels").col2im(planes, kh, kw, *g.stride, *g.pad, *g.dilation,
+        module = kernels("col2im_kernels")
+        use_threads(planes.size * COL2IM_NS_PER_ELEMENT * (planes.itemsize / 4))
+        module.col2im(planes, kh, kw, *g.stride, *g.pad, *g.dilation,
                                          dx.reshape((n * c,) + g.size))
         return dx
     buf = np.zeros((n, c) + g.buffer, dtype=cols.dtype)

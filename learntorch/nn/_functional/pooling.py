@@ -24,7 +24,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...backends.numba_cpu.loader import layer_kernel_serves
+from ...backends.numba_cpu.loader import layer_kernel_serves, use_threads
 from ...ops._helpers import recording_gradient_graph, wrap
 from ...ops.indexing import scatter_add
 from .im2col import Col2im, Geometry, col2im, output_size, padded, windows
@@ -37,6 +37,9 @@ from .im2col import Col2im, Geometry, col2im, output_size, padded, windows
 #: The forward kernel wins even on tiny inputs, but for those importing Numba (~0.5 s, once)
 #: is not worth it: toys stay on numpy.
 MAX_POOL_KERNEL_MIN_SIZE = 4_096
+#: one-thread cost of the kernels in ns per float32 element (forward: of the input, backward:
+#: of the gradient), 2x2 windows: it picks each call's thread count (``loader.use_threads``)
+MAX_POOL_FORWARD_NS, MAX_POOL_BACKWARD_NS = 0.8, 0.45
 
 _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                      "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -92,6 +95,7 @@ def _max_pool(planes, g):
         out = np.empty((x.shape[0],) + g.out, dtype=x.dtype)
         indices = np.empty(out.shape, dtype=np.int64)
         pool = kernels("pool_kernels")
+        use_threads(x.size * MAX_POOL_FORWARD_NS * (x.itemsize / 4))
         if g.kernel == (2, 2) and g.dilation == (1, 1) and not g.padded:
             pool.max_pool2d_2x2_forward(x, *g.stride, out, indices)  # the common case
         else:
@@ -140,7 +144,9 @@ def _max_pool_backward(grad, indices, plane_size, overlapping):
     if _use_kernel(grad):
         from ...backends.numba_cpu.loader import kernels
         gx = np.zeros((grad.shape[0], plane_size), dtype=grad.dtype)
-        kernels("pool_kernels").max_pool2d_backward(np.ascontiguousarray(grad), indices, gx)
+        module = kernels("pool_kernels")
+        use_threads(grad.size * MAX_POOL_BACKWARD_NS * (grad.itemsize / 4))
+        module.max_pool2d_backward(np.ascontiguousarray(grad), indices, gx)
         return gx
     if not overlapping:
         # every pixel wins at most one window: plain assignment, no sums to form
