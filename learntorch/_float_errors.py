@@ -10,6 +10,8 @@ per use -- as much as a whole small op -- so when numpy exposes the context
 variable behind it we set a prebuilt "ignore everything" state directly
 (two cheap ContextVar calls), and fall back to ``np.errstate`` otherwise.
 """
+import functools
+
 import numpy as np
 
 try:
@@ -20,11 +22,10 @@ except (ImportError, AttributeError, TypeError):  # another numpy: use the publi
 
 
 if _extobj_contextvar is not None:
-    def ignore_float_errors():
-        return _extobj_contextvar.set(_IGNORE)
-
-    def restore_float_errors(token):
-        _extobj_contextvar.reset(token)
+    # C callables, not Python functions wrapping them: every op calls both, and on a
+    # one-element tensor a Python call frame is a measurable part of the op
+    ignore_float_errors = functools.partial(_extobj_contextvar.set, _IGNORE)
+    restore_float_errors = _extobj_contextvar.reset
 else:
     def ignore_float_errors():
         state = np.errstate(all="ignore")

@@ -54,11 +54,26 @@ class Tensor:
         else:
             made = factories.empty(*args, **kwargs)
         _init_from_array(self, made._data)
+        # calling __init__ again on a tensor re-initialises it: drop its old rare attributes
+        # (only here: reading __dict__ allocates it, which every new tensor would pay)
+        for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
+            self.__dict__.pop(name, None)
 
     @classmethod
     def _wrap(cls, array, requires_grad=False):
         """A new tensor around ``array`` (no copy): the fast path every op uses."""
         t = object.__new__(cls)
+        if array.__class__ is np.ndarray and not requires_grad:
+            # the hot path of every op, _init_from_array written out: a call frame less
+            t._data = array
+            dtype = _NUMPY_TO_DTYPE.get(array.dtype)
+            if dtype is not None:
+                t._dtype = dtype
+                t._device = CPU
+                t._requires_grad = False
+                t._grad_fn = None
+                t._version_counter = [0]
+                return t
         _init_from_array(t, array)
         if requires_grad:
             t.requires_grad_(True)
@@ -443,10 +458,6 @@ def _init_from_array(t, array):
     t._requires_grad = False
     t._grad_fn = None
     t._version_counter = [0]
-    d = t.__dict__  # a re-initialised tensor drops its old rare attributes
-    if d:
-        for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
-            d.pop(name, None)
 
 
 def _root_array(a):

@@ -67,7 +67,11 @@ def _reflected(fn):
 Tensor.__add__ = lambda self, other: arithmetic.Add.apply(self, arithmetic.as_operand(other))
 Tensor.__radd__ = Tensor.__add__
 Tensor.__sub__ = lambda self, other: arithmetic.Sub.apply(self, arithmetic.as_operand(other))
-Tensor.__rsub__ = lambda self, other: arithmetic.Sub.apply(arithmetic.as_operand(other), self)
+Tensor.__rsub__ = lambda self, other: _rsub(arithmetic.as_operand(other), self)
+
+
+def _rsub(other, self):
+    return arithmetic.subtraction(other).apply(other, self)
 Tensor.__mul__ = lambda self, other: arithmetic.Mul.apply(self, arithmetic.as_operand(other))
 Tensor.__rmul__ = Tensor.__mul__
 Tensor.__truediv__ = lambda self, other: arithmetic.Div.apply(self, arithmetic.as_operand(other))

@@ -35,8 +35,9 @@ class BackwardNode:
 
     # Only the attributes every node sets live in slots; the rest are class-level
     # defaults overridden per instance when needed (creating a node is on the hot path).
-    __slots__ = ("_function", "_saved", "_saved_versions", "_sequence_nr", "__dict__",
-                 "__weakref__")
+    # ``constants``: the numbers (not tensors) a built-in binary op keeps for backward
+    __slots__ = ("_function", "_saved", "_saved_versions", "_sequence_nr", "constants",
+                 "__dict__", "__weakref__")
 
     _edges = ()             # one per forward argument (None for numbers): what backward returns
     _number_positions = ()  # arguments that were not tensors: next_functions leaves them out
@@ -255,7 +256,9 @@ class Function:
                     record = True
                     break
         if record:
-            ctx = BackwardNode(cls)
+            ctx = _new_node(BackwardNode)  # BackwardNode(cls) without the __init__ call
+            ctx._function = cls
+            ctx._saved = None
             _link_inputs(ctx, args)
         elif cls.node_name is None:  # a learner's Function may read this in forward, as in torch
             ctx = BackwardNode(cls)
@@ -281,7 +284,8 @@ def _bind_arguments(cls, args, kwargs):
     return bound.args[1:]
 
 
-_NO_EDGE = (None, 0)  # the edge of an argument that needs no gradient
+_NO_EDGE = (None, 0)
+_new_node = object.__new__  # the edge of an argument that needs no gradient
 _Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
 
 

@@ -41,17 +41,23 @@ class NumpyBackend:
     name = "numpy"
 
     # ---- elementwise binary (arrays already cast to the result dtype) ----
+    # (the ``__class__`` test first: on one-element tensors a call to as_array is a
+    # measurable part of the op, and only 0-d results need it)
     def add(self, a, b):
-        return as_array(np.add(a, b))
+        out = np.add(a, b)
+        return out if out.__class__ is np.ndarray else as_array(out)
 
     def sub(self, a, b):
-        return as_array(np.subtract(a, b))
+        out = np.subtract(a, b)
+        return out if out.__class__ is np.ndarray else as_array(out)
 
     def mul(self, a, b):
-        return as_array(np.multiply(a, b))
+        out = np.multiply(a, b)
+        return out if out.__class__ is np.ndarray else as_array(out)
 
     def div(self, a, b):
-        return as_array(np.true_divide(a, b))
+        out = np.true_divide(a, b)
+        return out if out.__class__ is np.ndarray else as_array(out)
 
     # ---- activations and their derivatives ----
     def exp(self, x):

@@ -72,20 +72,18 @@ def _check_not_bool(dtype, op):
 
 
 def _save(ctx, a, b, keep_a=True, keep_b=True):
-    """Save the operands backward will need: tensors through save_for_backward (so an
-    in-place change is caught), numbers as constants.  Saving only what is needed
-    matters: torch lets you change a tensor in place when no gradient formula uses it."""
+    """Save the operands backward will need: tensors as saved tensors (so an in-place
+    change is caught), numbers as constants.  Saving only what is needed matters: torch
+    lets you change a tensor in place when no gradient formula uses it.  (What
+    ``save_for_backward`` does, written out: every arithmetic op runs this.)"""
     if not ctx.recording:
         return  # nothing is recorded (no_grad, or inside a backward pass): nothing to keep
-    ctx.save_for_backward(a if keep_a and isinstance(a, Tensor) else None,
-                          b if keep_b and isinstance(b, Tensor) else None)
+    ta = a if keep_a and isinstance(a, Tensor) else None
+    tb = b if keep_b and isinstance(b, Tensor) else None
+    ctx._saved = (ta, tb)
+    ctx._saved_versions = (0 if ta is None else ta._version_counter[0],
+                           0 if tb is None else tb._version_counter[0])
     ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
-
-
-def _needs(ctx):
-    """needs_input_grad of a binary op (both True when nothing is being recorded)."""
-    needs = ctx.needs_input_grad
-    return needs if len(needs) >= 2 else (True, True)
 
 
 def _load(ctx):
@@ -113,14 +111,16 @@ class Add(Function):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y, dtype = _operands(a, b, "add")
-        ctx.alpha = alpha
-        out = backends.current.add(x, _scaled(y, alpha, dtype))
+        ctx.constants = alpha  # the slot built-in ops keep their numbers in
+        out = backends.current.add(x, y if alpha.__class__ is int and alpha == 1
+                                   else _scaled(y, alpha, dtype))
         return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
         # d(a + alpha * b) = da + alpha * db
-        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
+        alpha = ctx.constants
+        return grad, (grad if alpha == 1 else grad * alpha), None
 
     backward_arrays = backward  # the same lines work on arrays (see Function.backward_arrays)
 
@@ -134,27 +134,24 @@ def _check_no_bool_subtraction(a, b):
 
 
 class Sub(Function):
-    """a - alpha * b; torch calls the node of number - tensor (``2 - x``) RsubBackward1."""
+    """a - alpha * b; torch calls the node of number - tensor (``2 - x``) RsubBackward1
+    (``subtraction(a)`` picks the class)."""
 
     node_name = "SubBackward0"
-
-    @classmethod
-    def apply(cls, a, b, *alpha):
-        if cls is Sub and not isinstance(a, Tensor):
-            cls = Rsub
-        return super(Sub, cls).apply(a, b, *alpha)
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         _check_no_bool_subtraction(a, b)
         x, y, dtype = _operands(a, b, "sub")
-        ctx.alpha = alpha
-        out = backends.current.sub(x, _scaled(y, alpha, dtype))
+        ctx.constants = alpha  # the slot built-in ops keep their numbers in
+        out = backends.current.sub(x, y if alpha.__class__ is int and alpha == 1
+                                   else _scaled(y, alpha, dtype))
         return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
+        alpha = ctx.constants
+        return grad, (-grad if alpha == 1 else grad * -alpha), None
 
     backward_arrays = backward  # the same lines work on arrays
 
@@ -163,13 +160,19 @@ class Rsub(Sub):
     node_name = "RsubBackward1"
 
 
+def subtraction(a):
+    """The Function of ``a - b``: Sub, or Rsub when ``a`` is a number (``2 - x``)."""
+    return Sub if isinstance(a, Tensor) else Rsub
+
+
 class Mul(Function):
     node_name = "MulBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        needs_a, needs_b = _needs(ctx)[:2]
-        _save(ctx, a, b, keep_a=needs_b, keep_b=needs_a)  # d(ab)/da = b, d(ab)/db = a
+        if ctx.recording:
+            needs = ctx.needs_input_grad
+            _save(ctx, a, b, needs[1], needs[0])  # d(ab)/da = b, d(ab)/db = a
         x, y, dtype = _operands(a, b, "mul")
         out = backends.current.mul(x, y)
         return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
@@ -205,8 +208,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        needs_a, needs_b = _needs(ctx)[:2]
-        _save(ctx, a, b, keep_a=needs_b, keep_b=True)  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
+        if ctx.recording:
+            _save(ctx, a, b, ctx.needs_input_grad[1], True)  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
         x, y, dtype = _operands(a, b, "div")
         if not dtype.is_floating_point:  # true division of integers gives the default float
             dtype = _dtypes.get_default_dtype()
@@ -401,8 +404,8 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     other = as_operand(other)
     if alpha == 1 and not isinstance(alpha, bool):
-        return Sub.apply(input, other)
-    return Sub.apply(input, other, alpha)
+        return subtraction(input).apply(input, other)
+    return subtraction(input).apply(input, other, alpha)
 
 
 subtract = sub
@@ -447,5 +450,5 @@ def rsub(input, other, *, alpha=1):
                         f"{type(input).__name__}")
     other = as_operand(other)
     if alpha == 1 and not isinstance(alpha, bool):
-        return Sub.apply(other, input)
-    return Sub.apply(other, input, alpha)
+        return subtraction(other).apply(other, input)
+    return subtraction(other).apply(other, input, alpha)
