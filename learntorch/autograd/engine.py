@@ -29,7 +29,7 @@ from numpy import ndarray
 
 from . import grad_mode
 from . import function as _function
-from .function import AccumulateGrad
+from .function import AccumulateGrad, _FREED
 from .. import backends
 from .._float_errors import ignore_float_errors, restore_float_errors
 from ..backends.reference import as_array
@@ -75,22 +75,25 @@ class BackwardStep:
 
 
 def _collect(roots):
-    """Every node reachable from ``roots`` and how many edges enter each (iterative DFS)."""
-    dependencies = {}
-    seen = set()
-    stack = [n for n in roots if n is not None]
-    for n in stack:
-        seen.add(n)
+    """Every node reachable from ``roots`` and how many edges enter each (iterative DFS).
+
+    One dict does both jobs: a node is in it once it has been seen, with the number
+    of edges found so far that point into it (roots start at 0).
+    """
+    dependencies = dict.fromkeys([n for n in roots if n is not None], 0)
+    stack = list(dependencies)
     while stack:
         node = stack.pop()
         for nxt, _ in node._edges:
             if nxt is None:
                 continue
-            dependencies[nxt] = dependencies.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            count = dependencies.get(nxt)
+            if count is None:
+                dependencies[nxt] = 1
                 stack.append(nxt)
-    return seen, dependencies
+            else:
+                dependencies[nxt] = count + 1
+    return dependencies.keys(), dependencies
 
 
 def _needed(nodes, targets):
@@ -175,9 +178,13 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
     # inf/nan like torch, no numpy warnings: in raw mode once for the whole run (nothing is
     # yielded to the caller meanwhile), else around each backward
     quiet_run = ignore_float_errors() if raw else None
+    follow = None  # the next node to run when it is the only one ready (a chain): no heap
     try:
-        while ready:
-            node = heappop(ready)[2]
+        while follow is not None or ready:
+            if follow is not None:
+                node, follow = follow, None
+            else:
+                node = heappop(ready)[2]
             grad_outputs = buffer.pop(node, None)
             if grad_outputs is None:
                 grad_outputs = [None] * _num_outputs(node)
@@ -206,10 +213,15 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                                            node.variable._grad)
                         index += 1
                 continue
-            missing = _count_none(grad_outputs)
+            edges = node._edges
+            missing = 0
+            for g in grad_outputs:
+                if g is None:
+                    missing += 1
             if (keep is not None and node not in keep) or missing == len(grad_outputs):
                 # nothing to send back from here, but the nodes below still wait for this one
-                reduced = [None] * len(node._edges)
+                grad_inputs = (None,) * len(edges)
+                reduced = list(grad_inputs)
             else:
                 if missing and node.materialize_grads:
                     grad_outputs = [g if g is not None or m is None else _zeros_for(m, raw)
@@ -223,14 +235,36 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                     finally:
                         restore_float_errors(quiet)
                 if not retain_graph and node._saved is not None:
-                    node.release()
-                reduced = _validate(node, grad_inputs, raw)
+                    node._saved = _FREED  # node.release(), without the call
+                n = len(grad_inputs)
+                if n != len(edges) and not (n == len(edges) + 1 and grad_inputs[-1] is None):
+                    grad_inputs = _one_per_input(node, grad_inputs)  # (add's unused alpha: fine)
+                # check each gradient against its input, summing broadcast dims (_fitted)
+                reduced = []
+                append = reduced.append
+                if raw:
+                    for g, meta in zip(grad_inputs, node._input_meta):
+                        if g is None or meta is None:
+                            append(None)
+                        elif g.__class__ is ndarray and g.shape == meta[0] \
+                                and g.dtype is meta[1].np:
+                            append(g)
+                        else:
+                            append(_fitted(node, len(reduced), g, meta, raw))
+                else:
+                    for g, meta in zip(grad_inputs, node._input_meta):
+                        if g is None or meta is None:
+                            append(None)
+                        elif g._data.shape == meta[0] and g._dtype is meta[1]:
+                            append(g)
+                        else:
+                            append(_fitted(node, len(reduced), g, meta, raw))
                 if record_steps:
                     state.enabled = outer_mode
                     yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
                     index += 1
                     state.enabled = create_graph
-            for (nxt, nr), g in zip(node._edges, reduced):
+            for (nxt, nr), g in zip(edges, reduced):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -245,7 +279,13 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                 remaining = dependencies[nxt] - 1
                 dependencies[nxt] = remaining
                 if remaining == 0:
-                    heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                    if follow is None and not ready:
+                        follow = nxt  # the only node ready: run it next, no heap needed
+                    else:
+                        if follow is not None:
+                            heappush(ready, (-follow._sequence_nr, id(follow), follow))
+                            follow = None
+                        heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         state.enabled = outer_mode
         if quiet_run is not None:
@@ -270,14 +310,6 @@ def _apply_raw(node, grad_arrays):
 
 def _num_outputs(node):
     return len(node._output_meta)
-
-
-def _count_none(values):
-    n = 0
-    for v in values:
-        if v is None:
-            n += 1
-    return n
 
 
 def _run_prehooks(node, grad_outputs, raw=False):
@@ -322,45 +354,31 @@ def _check_hook_result(fn, grad, result):
             f"result.to({grad.dtype})")
 
 
-def _validate(node, grad_inputs, raw=False):
-    """Check backward's answer against the inputs, and sum broadcast gradients to shape.
-
-    ``raw``: the answers may be arrays (``backward_arrays``) or Tensors (``backward``),
-    and what is sent on are arrays.
-    """
+def _one_per_input(node, grad_inputs):
+    """Backward's answer when its length is not one gradient per forward input: torch
+    allows extra trailing Nones (for non-tensor arguments); anything else is an error."""
     n_inputs = len(node._edges)
-    if len(grad_inputs) != n_inputs:
-        # torch allows extra trailing Nones (for non-tensor arguments)
-        if len(grad_inputs) > n_inputs and all(g is None for g in grad_inputs[n_inputs:]):
-            grad_inputs = grad_inputs[:n_inputs]
-        else:
-            raise RuntimeError(
-                f"function {node.name()} returned an incorrect number of gradients "
-                f"(expected {n_inputs}, got {len(grad_inputs)}): backward must return one "
-                "gradient (or None) per input of forward")
-    reduced = []
-    append = reduced.append
-    if raw:
-        for g, meta in zip(grad_inputs, node._input_meta):
-            if g is None or meta is None:
-                append(None)
-                continue
-            if g.__class__ is not ndarray:
-                # a Tensor from backward, or a numpy scalar (numpy's 0-d results): an array
-                g = g._data if isinstance(g, _function._Tensor) else as_array(g)
-            if g.shape == meta[0] and g.dtype is meta[1].np:
-                append(g)
-            else:
-                append(_fit(node, len(reduced), _wrap(g), meta)._data)
-        return reduced
-    for g, meta in zip(grad_inputs, node._input_meta):
-        if g is None or meta is None:
-            append(None)
-        elif g._data.shape == meta[0] and g._dtype is meta[1]:
-            append(g)
-        else:
-            append(_fit(node, len(reduced), g, meta))
-    return reduced
+    if len(grad_inputs) > n_inputs and all(g is None for g in grad_inputs[n_inputs:]):
+        return grad_inputs[:n_inputs]
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {n_inputs}, got {len(grad_inputs)}): backward must return one "
+        "gradient (or None) per input of forward")
+
+
+def _fitted(node, i, g, meta, raw):
+    """Gradient ``g`` of input ``i`` when it does not already match the input exactly.
+
+    ``raw``: ``g`` may be an array (``backward_arrays``), a Tensor (a ``backward``) or a
+    numpy scalar (numpy's 0-d results), and the answer is an array.
+    """
+    if not raw:
+        return _fit(node, i, g, meta)
+    if g.__class__ is not ndarray:
+        g = g._data if isinstance(g, _function._Tensor) else as_array(g)
+    if g.shape == meta[0] and g.dtype is meta[1].np:
+        return g
+    return _fit(node, i, _wrap(g), meta)._data
 
 
 def _fit(node, i, g, meta):

@@ -27,24 +27,35 @@ from . import grad_mode
 from .._float_errors import ignore_float_errors, restore_float_errors
 
 _sequence = itertools.count()  # creation order; the engine runs later nodes first
+
+
+class _Freed(tuple):
+    """The type of ``_FREED``: an empty tuple that is not *the* empty tuple (``()`` is one
+    shared object in CPython, and a Function may well save nothing)."""
+
+
+_FREED = _Freed()  # a node's saved tensors once backward freed them (retain_graph=False)
 _LEAF_SEQUENCE_BASE = 1 << 62
 
 
 class BackwardNode:
     """A recorded operation: the ``ctx`` of forward and the ``grad_fn`` of its outputs."""
 
-    # Only the attributes every node sets live in slots; the rest are class-level
-    # defaults overridden per instance when needed (creating a node is on the hot path).
-    # ``constants``: the numbers (not tensors) a built-in binary op keeps for backward
-    __slots__ = ("_function", "_saved", "_saved_versions", "_sequence_nr", "constants",
-                 "__dict__", "__weakref__")
+    # What every recorded node sets lives in slots (a node is created per op, and an
+    # instance __dict__ would be allocated and filled for each); rarer attributes are
+    # class-level defaults that an instance overrides only when needed.
+    __slots__ = (
+        "_function",
+        "_saved", "_saved_versions",   # save_for_backward: the tensors and their versions
+        "constants",                   # the numbers (not tensors) a built-in binary op keeps
+        "_edges",                      # one per forward argument ((None, 0) for numbers)
+        "_number_positions",           # arguments that were not tensors (next_functions skips)
+        "needs_input_grad",
+        "_input_meta",                 # (shape, dtype) of each input that requires grad
+        "_output_meta",                # (shape, dtype) of each output
+        "_sequence_nr",
+        "__dict__", "__weakref__")
 
-    _edges = ()             # one per forward argument (None for numbers): what backward returns
-    _number_positions = ()  # arguments that were not tensors: next_functions leaves them out
-    needs_input_grad = ()
-    _input_meta = ()        # (shape, dtype) of each input that requires grad
-    _output_meta = ()       # (shape, dtype) of each output
-    _released = False
     recording = True        # False for the ctx of an op autograd is not recording
     _tensor_pre_hooks = None
     _non_differentiable = None
@@ -54,6 +65,8 @@ class BackwardNode:
     def __init__(self, function):
         self._function = function
         self._saved = None
+        self._edges = self._number_positions = self.needs_input_grad = ()
+        self._input_meta = self._output_meta = ()
 
     # ---- what forward uses ----
     def save_for_backward(self, *tensors):
@@ -75,14 +88,14 @@ class BackwardNode:
     # ---- what backward uses ----
     @property
     def saved_tensors(self):
-        if self._released:
+        saved = self._saved
+        if saved is _FREED:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the "
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        saved = self._saved
         if saved is None:
             return ()
         for t, v in zip(saved, self._saved_versions):
@@ -140,8 +153,7 @@ class BackwardNode:
     def release(self):
         """Free saved tensors once backward has used them (unless retain_graph)."""
         if self._saved is not None:
-            self._saved = None
-            self._released = True
+            self._saved = _FREED
 
 
 class _Unrecorded(BackwardNode):
@@ -284,8 +296,8 @@ def _bind_arguments(cls, args, kwargs):
     return bound.args[1:]
 
 
-_NO_EDGE = (None, 0)
-_new_node = object.__new__  # the edge of an argument that needs no gradient
+_NO_EDGE = (None, 0)  # the edge of an argument that needs no gradient
+_new_node = object.__new__
 _Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
 
 
@@ -309,8 +321,7 @@ def _link_inputs(ctx, args):
         needs.append(False)
         meta.append(None)
     ctx._edges = tuple(edges)
-    if numbers is not None:
-        ctx._number_positions = numbers
+    ctx._number_positions = () if numbers is None else numbers
     ctx.needs_input_grad = tuple(needs)
     ctx._input_meta = tuple(meta)
     ctx._sequence_nr = next(_sequence)

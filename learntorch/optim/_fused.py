@@ -11,6 +11,10 @@ Which one runs, per parameter:
   elements.  Below that the numpy path is as fast, and small demos never import
   Numba or compile anything.
 
+Parameters on cuda always take the kernel (``backends/cuda/optim_kernels.py``,
+the GPU twins of ``_kernels.py``) unless ``fused=False``: there one launch
+beats a dozen at any size.
+
 "Allow it" means: float32 or float64, one dtype and C-contiguous memory for the
 parameter, its gradient and its state, and Numba installed.  Otherwise the
 numpy path runs, which gives the same values.
@@ -69,9 +73,9 @@ def wanted(name, fused, arrays):
     if fused is False:
         return False
     first = arrays[0]
-    on_cuda = hasattr(first, "tensor_device")  # on a GPU, one launch beats a dozen at any size
-    if on_cuda and name not in ("sgd", "adam"):  # backends/cuda/optim_kernels.py has these two
-        return False
+    # on a GPU one launch beats a dozen at any size (backends/cuda/optim_kernels.py has the
+    # GPU twin of every kernel here)
+    on_cuda = hasattr(first, "tensor_device")
     if fused is None and first.size < MIN_SIZE[name] and not on_cuda:
         return False
     if first.dtype not in _FLOATS:

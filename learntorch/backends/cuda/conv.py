@@ -35,6 +35,16 @@ one-formula kernels are the ones to read first (and fast enough for the
 course's small CNNs).  Every kernel keeps its running sum in the data's dtype,
 as the CPU does.
 
+**im2col and col2im.**  Backward with ``create_graph=True`` builds the
+convolution's gradient from differentiable ops instead (``_backward_from_ops``
+in ``nn/_functional/conv.py``): matrix products and the ``Im2col`` / ``Col2im``
+pair of ``nn/_functional/im2col.py``.  ``window_kernels`` are that pair on the
+GPU, the same gathers once more: im2col's thread k copies element k of the
+(N, C, kh, kw, Ho, Wo) windows (``window_tap``; padding reads zero), and
+col2im's thread k owns pixel k of the (N, C, H, W) image and adds up the
+window entries copied from it (``window_hit``), taps in row-major order as
+the CPU adds them.
+
 Contract: every array is a flat, C-contiguous device array of one float
 dtype; the host functions below make views contiguous first.
 """
@@ -176,6 +186,52 @@ def kernels(dtype):
     return forward, input_grad, weight_grad, bias_grad
 
 
+@functools.lru_cache(maxsize=None)
+def window_kernels(dtype):
+    """im2col and col2im for ``dtype``: the windows of an image and their adjoint."""
+    cast = dtype.type  # zeros converted inside the kernels, as in ``kernels`` above
+
+    @cuda.jit
+    def im2col(x, cols, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, total):
+        """Thread k copies cols[k], k indexing the (N, C, kh, kw, Ho, Wo) windows of x."""
+        k = cuda.grid(1)
+        if k >= total:
+            return
+        ow = k % Wo
+        oh = (k // Wo) % Ho
+        j = (k // (Wo * Ho)) % kw
+        i = (k // (Wo * Ho * kw)) % kh
+        plane = k // (Wo * Ho * kw * kh)  # n * C + c
+        h = window_tap(oh, ph, i, dh, sh, H)
+        w = window_tap(ow, pw, j, dw, sw, W)
+        if h >= 0 and w >= 0:
+            cols[k] = x[(plane * H + h) * W + w]
+        else:  # the tap lies in the padding
+            cols[k] = cast(0)
+
+    @cuda.jit
+    def col2im(cols, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, total):
+        """Thread k gathers x[k], k indexing the (N, C, H, W) image: the entries copied from it."""
+        k = cuda.grid(1)
+        if k >= total:
+            return
+        w = k % W
+        h = (k // W) % H
+        plane = k // (W * H)
+        acc = cast(0)
+        for i in range(kh):
+            oh = window_hit(h, ph, i, dh, sh, Ho)
+            if oh < 0:
+                continue
+            for j in range(kw):
+                ow = window_hit(w, pw, j, dw, sw, Wo)
+                if ow >= 0:
+                    acc += cols[(((plane * kh + i) * kw + j) * Ho + oh) * Wo + ow]
+        x[k] = acc
+
+    return im2col, col2im
+
+
 def _contiguous(a):
     return a if a._is_c_contiguous() else a.copy()
 
@@ -229,6 +285,31 @@ def backward(grad, x, weight, g, groups, needs_input_grad=(True, True, True)):
         if gb.size:
             launch(bias_grad, o)(grad._flat(), gb._flat(), n, o, g.out[0] * g.out[1])
     return gx, gw, gb
+
+
+def im2col(x, g):
+    """Every window ``g`` of ``x`` (N, C, H, W): a C-contiguous (N, C, kh, kw, Ho, Wo) CudaArray.
+
+    ``nn/_functional/im2col.py``'s ``im2col`` on the GPU (taps in the padding are zero).
+    """
+    x = _contiguous(x)
+    n, c, h, w = x.shape
+    cols = CudaArray.empty((n, c) + g.kernel + g.out, x.dtype)
+    if cols.size:
+        launch(window_kernels(x.dtype)[0], cols.size)(x._flat(), cols._flat(), h, w,
+                                                      *_window_args(g), cols.size)
+    return cols
+
+
+def col2im(cols, g):
+    """The adjoint of ``im2col``: (N, C, H, W), each pixel the sum of the entries copied from it."""
+    cols = _contiguous(cols)
+    n, c = cols.shape[:2]
+    x = CudaArray.empty((n, c) + g.size, cols.dtype)
+    if x.size:
+        launch(window_kernels(cols.dtype)[1], x.size)(cols._flat(), x._flat(), *g.size,
+                                                      *_window_args(g), x.size)
+    return x
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -1,4 +1,4 @@
-"""Fused optimizer updates on the GPU: SGD and Adam/AdamW, one thread per element.
+"""Fused optimizer updates on the GPU: SGD, Adam/AdamW, RMSprop and Adagrad, one thread per element.
 
 An optimizer step on cuda parameters written with array operations launches
 a dozen kernels for Adam (``adam.adam_update``: each whole-array ``*``, ``+``,
@@ -93,7 +93,57 @@ def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, 
     param[i] = p + step_size * m / denom
 
 
-KERNELS = {"sgd": sgd, "adam": adam}
+@cuda.jit
+def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, lerp_weight,
+            lerp_complement, eps, weight_decay, momentum, centered, maximize):
+    """``optim._kernels.rmsprop`` for element i.
+
+    ``grad_avg`` is a placeholder unless ``centered``, ``buf`` unless momentum > 0.
+    """
+    i = cuda.grid(1)
+    if i >= param.size:
+        return
+    g = -grad[i] if maximize else grad[i]
+    if weight_decay != 0:
+        g = g + weight_decay * param[i]
+    s = square_avg[i] * alpha
+    s = s + one_minus_alpha * g * g
+    square_avg[i] = s
+    if centered:
+        a = grad_avg[i]
+        if abs(lerp_weight) < 0.5:   # torch's lerp, as in adam above
+            a = a + lerp_weight * (g - a)
+        else:
+            a = g - (g - a) * lerp_complement
+        grad_avg[i] = a
+        d = math.sqrt(s - a * a)
+    else:
+        d = math.sqrt(s)
+    d = d + eps
+    if momentum > 0:
+        b = buf[i] * momentum
+        b = b + g / d
+        buf[i] = b
+        param[i] = param[i] - lr * b
+    else:
+        param[i] = param[i] + -lr * g / d
+
+
+@cuda.jit
+def adagrad(param, grad, state_sum, clr, eps, weight_decay, maximize):
+    """``optim._kernels.adagrad`` for element i; ``clr`` is the decayed learning rate."""
+    i = cuda.grid(1)
+    if i >= param.size:
+        return
+    g = -grad[i] if maximize else grad[i]
+    if weight_decay != 0:
+        g = g + weight_decay * param[i]
+    s = state_sum[i] + g * g
+    state_sum[i] = s
+    param[i] = param[i] + -clr * g / (math.sqrt(s) + eps)
+
+
+KERNELS = {"sgd": sgd, "adam": adam, "rmsprop": rmsprop, "adagrad": adagrad}
 # each kernel's scalar arguments, in order (a kernel launch takes no keyword arguments)
 SCALARS = {
     "sgd": ("lr", "weight_decay", "momentum", "one_minus_dampening", "nesterov", "maximize",
@@ -101,6 +151,9 @@ SCALARS = {
     "adam": ("decay", "weight_decay", "lerp_weight", "lerp_complement", "beta2",
              "one_minus_beta2", "bias_correction2_sqrt", "eps", "step_size", "amsgrad",
              "maximize", "decoupled"),
+    "rmsprop": ("lr", "alpha", "one_minus_alpha", "lerp_weight", "lerp_complement", "eps",
+                "weight_decay", "momentum", "centered", "maximize"),
+    "adagrad": ("clr", "eps", "weight_decay", "maximize"),
 }
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _placeholders = {}
@@ -114,7 +167,7 @@ def _placeholder(dtype):
 
 
 def run(name, *arrays, **scalars):
-    """Call kernel ``name`` ("sgd" or "adam") on CudaArrays (None: unused) and scalars.
+    """Call kernel ``name`` (a key of ``KERNELS``) on CudaArrays (None: unused) and scalars.
 
     The same call as ``optim._fused.run``: arrays in the kernel's order, every
     float scalar cast to the parameter's dtype (bools stay bools).

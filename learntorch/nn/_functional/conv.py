@@ -40,6 +40,7 @@ from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
+from ...ops.einsum import einsum
 from .im2col import Col2im, Geometry, Im2col, col2im, im2col, output_size
 from .workspace import scratch
 
@@ -145,21 +146,29 @@ def _input_gradient(w, g4, g, groups, n, c):
 
 def _backward_from_ops(ctx, grad, x, weight):
     """The same three rules built from differentiable ops (backward with create_graph=True),
-    so that the gradient can itself be differentiated (a gradient penalty, Hessian products)."""
+    so that the gradient can itself be differentiated (a gradient penalty, Hessian products).
+
+    The products are einsums rather than matmuls of transposed views: an einsum's
+    result, and each of its gradients, comes out contiguous in its own letter
+    order, so every reshape here and in the backward of this graph is a view.  A
+    transposed operand would send its gradient back transposed, and reshaping that
+    to the weight's or the gradient's shape needs a copy (which cuda tensors
+    cannot make inside ``reshape`` yet).
+    """
     g, groups = ctx.geometry, ctx.groups
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     n, c = x.shape[:2]
     o = weight.shape[0]
     rows, pixels = weight[0].numel(), g.out[0] * g.out[1]
-    g4 = grad.reshape(n, groups, o // groups, pixels)
+    g4 = grad.reshape(n, groups, o // groups, pixels)        # n g o l: o this group's outputs
     gx = gw = gb = None
     if need_w:
         cols = Im2col.apply(x.reshape((n, c) + g.size), g).reshape(n, groups, rows, pixels)
-        gw = (g4 @ cols.transpose(-1, -2)).sum(0).reshape(weight.shape)
+        gw = einsum("ngol,ngrl->gor", g4, cols).reshape(weight.shape)    # dW = g @ cols^T
     if need_x:
         wm = weight.reshape(groups, o // groups, rows)
-        dcols = (wm.transpose(-1, -2) @ g4).reshape((n, c) + g.kernel + g.out)
-        gx = Col2im.apply(dcols, g).reshape(x.shape)
+        dcols = einsum("gor,ngol->ngrl", wm, g4)                          # dcols = W^T @ g
+        gx = Col2im.apply(dcols.reshape((n, c) + g.kernel + g.out), g).reshape(x.shape)
     if need_b:
         gb = grad.sum(dim=[d for d in range(grad.ndim) if d != 1])
     return gx, gw, gb

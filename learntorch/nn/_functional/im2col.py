@@ -191,12 +191,28 @@ def crop(buf, g):
     return np.ascontiguousarray(buf[:, :, top:top + h, left:left + w])
 
 
+def im2col_on_device(a, g):
+    """``im2col`` where ``a`` lives: the GPU kernel (``backends/cuda/conv.py``) for a cuda array."""
+    if isinstance(a, np.ndarray):
+        return im2col(a, g)
+    from ...backends.cuda import conv
+    return conv.im2col(a, g)
+
+
+def col2im_on_device(cols, g):
+    """``col2im`` where ``cols`` lives: the GPU kernel for a cuda array."""
+    if isinstance(cols, np.ndarray):
+        return col2im(cols, g)
+    from ...backends.cuda import conv
+    return conv.col2im(cols, g)
+
+
 class Im2col(Function):
     """``cols = im2col(x)`` as a differentiable op: its backward is ``Col2im``.
 
     The convolution's own backward uses this pair only when the gradient
     itself must be differentiable (``create_graph=True``); the fast path works
-    on arrays directly.
+    on arrays directly.  Both run on the cpu and on cuda (``*_on_device``).
     """
 
     node_name = "Im2ColBackward0"
@@ -204,13 +220,13 @@ class Im2col(Function):
     @staticmethod
     def forward(ctx, x, g):
         ctx.geometry = g
-        return wrap(im2col(x._data, g))
+        return wrap(im2col_on_device(x._data, g))
 
     @staticmethod
     def backward(ctx, grad):
         if recording_gradient_graph():
             return Col2im.apply(grad, ctx.geometry), None
-        return wrap(col2im(grad._data, ctx.geometry)), None
+        return wrap(col2im_on_device(grad._data, ctx.geometry)), None
 
 
 class Col2im(Function):
@@ -221,10 +237,10 @@ class Col2im(Function):
     @staticmethod
     def forward(ctx, cols, g):
         ctx.geometry = g
-        return wrap(col2im(cols._data, g))
+        return wrap(col2im_on_device(cols._data, g))
 
     @staticmethod
     def backward(ctx, grad):
         if recording_gradient_graph():
             return Im2col.apply(grad, ctx.geometry), None
-        return wrap(im2col(grad._data, ctx.geometry)), None
+        return wrap(im2col_on_device(grad._data, ctx.geometry)), None

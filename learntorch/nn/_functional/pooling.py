@@ -74,7 +74,9 @@ class MaxPool2d(Function):
         indices = indices._data.reshape(n_planes, n_out)
         if recording_gradient_graph():
             # the same routing from differentiable ops: a scatter-add of grad into zeros
-            zeros = Tensor._wrap(np.zeros((n_planes, h * w), dtype=grad._data.dtype))
+            # (made on grad's device: like= gives device memory for a cuda gradient)
+            zeros = Tensor._wrap(np.zeros((n_planes, h * w), dtype=grad._data.dtype,
+                                          like=grad._data))
             flat = scatter_add(zeros, 1, Tensor._wrap(indices), grad.reshape(n_planes, n_out))
             return flat.reshape(x.shape), None
         if _on_cuda(indices):
@@ -236,7 +238,8 @@ class AvgPool2d(Function):
         shape = ctx.shape
         (kh, kw), n_planes = g.kernel, int(np.prod(shape[:-2]))
         if recording_gradient_graph():
-            share = grad.reshape(n_planes, *g.out) / Tensor._wrap(divisor.astype(grad._data.dtype))
+            divisors = Tensor._wrap(divisor.astype(grad._data.dtype)).to(grad.device)
+            share = grad.reshape(n_planes, *g.out) / divisors
             cols = share.reshape(n_planes, 1, 1, 1, *g.out).expand(n_planes, 1, kh, kw, *g.out)
             return Col2im.apply(cols, g).reshape(shape), None, None
         if _on_cuda(grad._data):
