@@ -231,7 +231,7 @@ def indexing_signatures():
 
 # ---------------------------------------------------------------- conv.py
 def conv_signatures():
-    """The four conv2d kernels for each float dtype (window geometry: 10 Python ints)."""
+    """The conv2d kernels and im2col / col2im for each float dtype (window: 10 Python ints)."""
     from learntorch.backends.cuda import conv
     window = (INT,) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
     jobs = []
@@ -244,6 +244,10 @@ def conv_signatures():
             (str(dtype), weight_grad, (a, a, a) + (INT,) * 6 + window + (INT,)),
             (str(dtype), bias_grad, (a, a, INT, INT, INT)),
         ]
+        # im2col / col2im (create_graph=True): image height and width, then the window
+        im2col, col2im = conv.window_kernels(dtype)
+        jobs += [(str(dtype), im2col, (a, a, INT, INT) + window + (INT,)),
+                 (str(dtype), col2im, (a, a, INT, INT) + window + (INT,))]
     return jobs
 
 
@@ -284,14 +288,15 @@ def random_signatures():
 
 # ---------------------------------------------------------------- optim_kernels.py
 def optim_signatures():
-    """Fused SGD and Adam: arrays of the parameter's dtype, float scalars cast to it, bool flags."""
+    """Every fused update: arrays of the parameter's dtype, float scalars cast to it, bool flags."""
     from learntorch.backends.cuda import optim_kernels
     jobs = []
     for dtype in (np.float32, np.float64):
         a, s = array(dtype), scalar(dtype)
-        for name, n_arrays in (("sgd", 3), ("adam", 5)):
+        for name, n_arrays in (("sgd", 3), ("adam", 5), ("rmsprop", 5), ("adagrad", 3)):
             flags = [k for k in optim_kernels.SCALARS[name]
-                     if k in ("nesterov", "maximize", "first", "amsgrad", "decoupled")]
+                     if k in ("nesterov", "maximize", "first", "amsgrad", "decoupled",
+                              "centered")]
             scalars = tuple(BOOL if k in flags else s for k in optim_kernels.SCALARS[name])
             jobs.append((str(np.dtype(dtype)), optim_kernels.KERNELS[name],
                          (a,) * n_arrays + scalars))
@@ -316,11 +321,19 @@ def mask_signatures():
 
 
 def sort_signatures():
-    """The bitonic argsort for every dtype, for the shortest and the longest padded rows."""
+    """The bitonic argsort for every dtype: in shared memory for the shortest and the longest
+    padded rows, and the global-memory steps of longer rows."""
     from learntorch.backends.cuda import sort
-    return [(f"{dtype} P={P} T={T}", sort.argsort_kernel(dtype, P, T),
+    jobs = [(f"{dtype} P={P} T={T}", sort.argsort_kernel(dtype, P, T),
              (array(dtype), INT, array(np.int64)))
             for dtype in DTYPES for P, T in ((1, 1), (1024, 256))]
+    for dtype in DTYPES:
+        values, indices = array(dtype), array(np.int64)
+        jobs.append((str(dtype), sort.load_padded_rows,
+                     (values, INT, values, indices, INT, INT)))   # x, n, values, indices, P, total
+        jobs.append((str(dtype), sort.bitonic_step,
+                     (values, indices) + (INT,) * 5))             # n, P, k, j, pairs
+    return jobs
 
 
 SIGNATURES = {

@@ -1,4 +1,5 @@
-"""The CUDA convolution kernels (forward, input / weight / bias gradients) match the CPU's.
+"""The CUDA convolution kernels (forward, input / weight / bias gradients, im2col / col2im)
+match the CPU's.
 
 Oracle: the CPU ``F.conv2d`` with autograd (tested against torch in
 ``tests/nn``), for the output and all three gradients, over every window
@@ -13,6 +14,7 @@ import learntorch.nn.functional as F
 from learntorch.backends.cuda import conv as cuda_conv
 from learntorch.backends.cuda.array import CudaArray
 from learntorch.nn._functional.conv import _geometry
+from learntorch.nn._functional.im2col import col2im, im2col
 from cuda_compare import check, same
 
 # (stride, padding, dilation, groups): each option alone, then all of them together
@@ -121,6 +123,26 @@ def test_conv1d_and_conv2d_layers_train_on_cuda_like_on_the_cpu():
     cpu_out = layer(learntorch.tensor(x))
     cuda_out = layer.to("cuda")(learntorch.tensor(x, device="cuda"))
     same(cuda_out, cpu_out, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["plain", "same_even_kernel", "all_together"])
+def test_im2col_and_col2im_kernels_match_the_cpu(case):
+    # the pair that create_graph=True builds the convolution's gradient from; padding taps
+    # are zero in im2col, and col2im adds overlapping windows back into their pixels
+    stride, padding, dilation, _ = CASES[case]
+    kernel = (2, 2) if case == "same_even_kernel" else (3, 3)
+    x = _rand(2, 3, 7, 6, dtype=np.float64)
+    g = _geometry_for(x, _rand(1, 3, *kernel), stride, padding, dilation)
+    cols = cuda_conv.im2col(CudaArray.from_host(x), g)
+    assert cols.shape == (2, 3) + g.kernel + g.out
+    np.testing.assert_array_equal(cols.copy_to_host(), im2col(x, g))
+    y = _rand(*cols.shape, seed=4, dtype=np.float64)
+    back = cuda_conv.col2im(CudaArray.from_host(y), g)
+    assert back.shape == x.shape
+    np.testing.assert_allclose(back.copy_to_host(), col2im(y, g), rtol=1e-13, atol=1e-13)
+    # adjoints: <im2col(x), y> = <x, col2im(y)>
+    assert np.isclose(np.vdot(cols.copy_to_host(), y), np.vdot(x, back.copy_to_host()),
+                      rtol=1e-12)
 
 
 def _recording(factory, launched):

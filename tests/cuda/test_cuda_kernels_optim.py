@@ -1,4 +1,4 @@
-"""The fused SGD and Adam/AdamW kernels on the GPU match the CPU fused kernels, step after step.
+"""The fused SGD, Adam/AdamW, RMSprop and Adagrad kernels on the GPU match the CPU fused kernels.
 
 The oracle is ``learntorch.optim._fused.run`` on numpy copies: the CPU kernels,
 themselves checked bit for bit against the numpy updates, which match
@@ -101,6 +101,69 @@ def test_adam_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
             _assert_same(g.copy_to_host(), c)
 
 
+RMSPROP_OPTIONS = [
+    dict(weight_decay=0.0, momentum=0.0, centered=False, maximize=False),
+    dict(weight_decay=0.0, momentum=0.9, centered=False, maximize=False),
+    dict(weight_decay=0.0, momentum=0.0, centered=True, maximize=False),
+    dict(weight_decay=0.1, momentum=0.5, centered=True, maximize=False),
+    dict(weight_decay=0.05, momentum=0.0, centered=False, maximize=True),
+]
+
+
+def _rmsprop_scalars(dtype, lr=1e-2, alpha=0.99, eps=1e-8, **options):
+    """What ``optim.RMSprop._update`` hands the fused kernel."""
+    weight = dtype(1 - alpha)
+    return dict(lr=lr, alpha=alpha, one_minus_alpha=1 - alpha, lerp_weight=weight,
+                lerp_complement=1 - weight, eps=eps, **options)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", RMSPROP_OPTIONS,
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items() if v) or "plain")
+def test_rmsprop_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
+    # parameter, square_avg, then grad_avg and momentum_buffer only when the options use them
+    cpu = {"param": np.random.default_rng(4).standard_normal(N).astype(dtype),
+           "square_avg": np.zeros(N, dtype),
+           "grad_avg": np.zeros(N, dtype) if options["centered"] else None,
+           "buf": np.zeros(N, dtype) if options["momentum"] > 0 else None}
+    gpu = {k: None if a is None else CudaArray.from_host(a) for k, a in cpu.items()}
+    for grad in _gradients(dtype):
+        scalars = _rmsprop_scalars(dtype, **options)
+        _fused.run("rmsprop", cpu["param"], grad, cpu["square_avg"], cpu["grad_avg"],
+                   cpu["buf"], **scalars)
+        optim_kernels.run("rmsprop", gpu["param"], CudaArray.from_host(grad), gpu["square_avg"],
+                          gpu["grad_avg"], gpu["buf"], **scalars)
+        for key, c in cpu.items():
+            if c is not None:
+                _assert_same(gpu[key].copy_to_host(), c)
+
+
+ADAGRAD_OPTIONS = [
+    dict(lr_decay=0.0, weight_decay=0.0, initial=0.0, maximize=False),
+    dict(lr_decay=0.1, weight_decay=0.0, initial=0.0, maximize=False),
+    dict(lr_decay=0.0, weight_decay=0.1, initial=0.5, maximize=False),
+    dict(lr_decay=0.05, weight_decay=0.05, initial=0.1, maximize=True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", ADAGRAD_OPTIONS,
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items() if v) or "plain")
+def test_adagrad_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
+    lr = 0.1
+    cpu = [np.random.default_rng(5).standard_normal(N).astype(dtype),
+           np.full(N, options["initial"], dtype)]   # parameter, sum
+    gpu = [CudaArray.from_host(a) for a in cpu]
+    for step, grad in enumerate(_gradients(dtype), start=1):
+        # what ``optim.Adagrad._update`` hands the fused kernel: the decayed learning rate
+        scalars = dict(clr=lr / (1 + (step - 1) * options["lr_decay"]), eps=1e-10,
+                       weight_decay=options["weight_decay"], maximize=options["maximize"])
+        _fused.run("adagrad", cpu[0], grad, cpu[1], **scalars)
+        optim_kernels.run("adagrad", gpu[0], CudaArray.from_host(grad), gpu[1], **scalars)
+        for g, c in zip(gpu, cpu):
+            _assert_same(g.copy_to_host(), c)
+
+
 def test_amsgrad_keeps_a_nan_as_torch_maximum_does():
     # a nan gradient makes exp_avg_sq nan; torch.maximum propagates nan into the running max
     cpu = [np.ones(N, np.float32)] + [np.zeros(N, np.float32) for _ in range(3)]
@@ -145,6 +208,12 @@ OPTIMIZERS = {
     "adam_amsgrad_l2": lambda ps: learntorch.optim.Adam(ps, lr=0.01, weight_decay=0.1,
                                                         amsgrad=True),
     "adamw": lambda ps: learntorch.optim.AdamW(ps, lr=0.01),
+    "rmsprop_centered_momentum_wd": lambda ps: learntorch.optim.RMSprop(
+        ps, lr=0.01, momentum=0.9, centered=True, weight_decay=0.1),
+    "rmsprop_maximize": lambda ps: learntorch.optim.RMSprop(ps, lr=0.01, maximize=True),
+    "adagrad_lr_decay_wd_initial": lambda ps: learntorch.optim.Adagrad(
+        ps, lr=0.1, lr_decay=0.1, weight_decay=0.05, initial_accumulator_value=0.2),
+    "adagrad_maximize": lambda ps: learntorch.optim.Adagrad(ps, lr=0.1, maximize=True),
 }
 
 
