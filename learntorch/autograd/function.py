@@ -261,22 +261,15 @@ class Function:
             args = _bind_arguments(cls, args, kwargs)
         state = grad_mode._state
         enabled = state.enabled
-        record = False
-        if enabled:
-            for a in args:
-                if isinstance(a, _Tensor) and a._requires_grad:
-                    record = True
-                    break
-        if record:
-            ctx = _new_node(BackwardNode)  # BackwardNode(cls) without the __init__ call
-            ctx._function = cls
-            ctx._saved = None
-            _link_inputs(ctx, args)
-        elif cls.node_name is None:  # a learner's Function may read this in forward, as in torch
-            ctx = BackwardNode(cls)
-            ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
-        else:
-            ctx = _Unrecorded(cls)
+        ctx = _recorded_node(cls, args) if enabled else None
+        record = ctx is not None
+        if not record:
+            if cls.node_name is None:  # a learner's Function may read this in forward, as torch
+                ctx = BackwardNode(cls)
+                ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad
+                                             for a in args)
+            else:
+                ctx = _Unrecorded(cls)
         state.enabled = False
         quiet = ignore_float_errors()
         try:
@@ -301,8 +294,23 @@ _new_node = object.__new__
 _Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
 
 
-def _link_inputs(ctx, args):
-    """Edges from ``ctx`` to the nodes that produced its inputs (before forward, like torch)."""
+def _recorded_node(cls, args):
+    """A node for ``cls`` linked to the nodes that produced its inputs (before forward, like
+    torch); None when no argument is a tensor that requires grad (nothing to record)."""
+    if len(args) == 1:  # unary ops, the commonest case: the loop below without the lists
+        a = args[0]
+        if not (isinstance(a, _Tensor) and a._requires_grad):
+            return None
+        fn = a._grad_fn
+        ctx = _new_node(BackwardNode)
+        ctx._function = cls
+        ctx._saved = None
+        ctx._edges = ((fn, a._output_nr) if fn is not None else a._edge(),)
+        ctx._number_positions = ()
+        ctx.needs_input_grad = (True,)
+        ctx._input_meta = ((a._data.shape, a._dtype),)
+        ctx._sequence_nr = next(_sequence)
+        return ctx
     edges, needs, meta = [], [], []
     numbers = None
     for a in args:
@@ -320,11 +328,17 @@ def _link_inputs(ctx, args):
         edges.append(_NO_EDGE)
         needs.append(False)
         meta.append(None)
+    if True not in needs:
+        return None
+    ctx = _new_node(BackwardNode)  # BackwardNode(cls) without the __init__ call
+    ctx._function = cls
+    ctx._saved = None
     ctx._edges = tuple(edges)
     ctx._number_positions = () if numbers is None else numbers
     ctx.needs_input_grad = tuple(needs)
     ctx._input_meta = tuple(meta)
     ctx._sequence_nr = next(_sequence)
+    return ctx
 
 
 def _link_outputs(ctx, outputs, args):

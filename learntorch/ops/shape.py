@@ -97,8 +97,8 @@ class UnsafeView(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
-        out = np.empty(shape, dtype=x._data.dtype)
-        out[...] = np.reshape(x._data, shape)  # numpy reads in row-major order, as torch
+        # a row-major copy (as torch reads), reshaped: on either device, a cuda array included
+        out = x._data.copy(order="C").reshape(shape)
         return wrap(strided_array(out, shape, contiguous_strides(shape)))
 
     @staticmethod

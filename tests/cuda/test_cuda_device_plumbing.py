@@ -99,3 +99,18 @@ def test_a_missing_cuda_kernel_raises_not_implemented_naming_the_op():
     x = learntorch.ones(3, 3, device="cuda")
     with pytest.raises(NotImplementedError, match="np.cumprod has no CUDA implementation"):
         np.cumprod(x._data, axis=0)
+
+
+def test_a_reshape_that_must_copy_works_on_cuda_and_sends_the_gradient_back():
+    # a transposed tensor cannot be viewed as 1-D: reshape copies (UnsafeView), on the device
+    values = rand(3, 4)
+    weights = learntorch.tensor(rand(12))
+    results = {}
+    for device in ("cpu", "cuda"):
+        x = learntorch.tensor(values, device=device, requires_grad=True)
+        y = x.t().reshape(12)
+        assert y.device.type == device and y.is_contiguous()
+        (y * weights.to(device)).sum().backward()
+        results[device] = (y.detach().cpu().numpy(), x.grad.cpu().numpy())
+    np.testing.assert_array_equal(results["cuda"][0], values.T.reshape(12))
+    np.testing.assert_array_equal(results["cuda"][1], results["cpu"][1])

@@ -15,14 +15,15 @@ a kernel.  Files, one idea each:
 * ``indexing.py``    -- views for basic indexing; gather/scatter kernels for index arrays;
 * ``scan.py``        -- cumsum: a per-row Hillis-Steele scan with a carry across tiles;
 * ``mask.py``        -- nonzero and boolean masks: a scan numbers the Trues, then a scatter;
-* ``sort.py``        -- argsort (sort/topk): a stable bitonic sort per row in shared memory;
+* ``sort.py``        -- argsort (sort/topk): a stable bitonic sort per row, in shared memory
+  up to 1024 elements, in global memory (one launch per step) beyond;
 * ``einsum.py``      -- einsum lowered to diagonal views, sums and the batched matmul;
 * ``numpy_api.py``   -- which numpy functions a CudaArray answers, and how;
 * ``backend.py``     -- ``CudaBackend``: the backend primitives (fused activations,
   softmax rows) for CudaArrays;
 * ``conv.py``        -- conv2d forward and its three gradients, one thread per output;
 * ``pooling.py``     -- max_pool2d (values + argmax) and avg_pool2d, forward and backward;
-* ``optim_kernels.py`` -- fused SGD / Adam updates;
+* ``optim_kernels.py`` -- fused SGD / Adam / RMSprop / Adagrad updates;
 * ``random.py``      -- counter-based random numbers generated on the device.
 
 Nothing here is imported by ``import learntorch``: numba.cuda loads with the
