@@ -57,6 +57,7 @@ class BackwardNode:
         "__dict__", "__weakref__")
 
     recording = True        # False for the ctx of an op autograd is not recording
+    _saved_outputs = None   # {position in _saved: output_nr} for outputs saved (see below)
     _tensor_pre_hooks = None
     _non_differentiable = None
     _dirty = None
@@ -101,7 +102,31 @@ class BackwardNode:
         for t, v in zip(saved, self._saved_versions):
             if t is not None and t._version_counter[0] != v:
                 self._raise_modified()
+        if self._saved_outputs is not None and grad_mode._state.enabled:
+            return self._with_history(saved)
         return saved
+
+    def _with_history(self, saved):
+        """The saved tensors with each saved *output* given back its history (this node).
+
+        An output saved as it is would make a reference cycle (output -> grad_fn ->
+        saved output), which only Python's cycle collector frees: every training step
+        would leave its whole graph, activations included, waiting for it.  So
+        ``_link_outputs`` keeps a detached alias of a saved output (same memory and
+        version counter), and here, when gradients are being recorded (a backward with
+        ``create_graph=True``, or looking at the node in grad mode), a new tensor with
+        this node as its grad_fn stands in for it -- what torch's SavedVariable does.
+        """
+        saved = list(saved)
+        for position, output_nr in self._saved_outputs.items():
+            alias = saved[position]
+            t = _Tensor._wrap(alias._data)
+            t._version_counter = alias._version_counter
+            t._grad_fn, t._requires_grad = self, True
+            if output_nr:
+                t._output_nr = output_nr
+            saved[position] = t
+        return tuple(saved)
 
     def _raise_modified(self):
         for i, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
@@ -357,6 +382,12 @@ def _link_outputs(ctx, outputs, args):
             if outputs._dtype.is_floating_point:
                 outputs._grad_fn = ctx  # output 0: _output_nr keeps its default, 0
                 outputs._requires_grad = True
+                saved = ctx._saved
+                if saved is not None:
+                    for t in saved:
+                        if t is outputs:
+                            _detach_saved_outputs(ctx, (outputs,))
+                            break
             return outputs
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
@@ -383,8 +414,30 @@ def _link_outputs(ctx, outputs, args):
             o._requires_grad = True
     ctx._output_meta = tuple(out_meta)
     if replaced is not None:
+        outs = replaced
+    if ctx._saved is not None:
+        _detach_saved_outputs(ctx, outs)
+    if replaced is not None:
         return replaced[0] if single else tuple(replaced)
     return outputs
+
+
+def _detach_saved_outputs(ctx, outputs):
+    """Replace each output of ``ctx`` that forward saved by a detached alias (same memory,
+    same version counter), remembering its place: see ``BackwardNode._with_history``."""
+    saved = list(ctx._saved)
+    positions = {}
+    for i, t in enumerate(saved):
+        for o in outputs:
+            if t is o and o._grad_fn is ctx:
+                alias = _Tensor._wrap(o._data)
+                alias._version_counter = o._version_counter
+                saved[i] = alias
+                positions[i] = o._output_nr
+                break
+    if positions:
+        ctx._saved = tuple(saved)
+        ctx._saved_outputs = positions
 
 
 def _returned_input(ctx, x):

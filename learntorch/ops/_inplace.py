@@ -206,13 +206,19 @@ def _saved_output_is_x(x, out):
     our temporary copy: point what was saved at ``x``'s memory and version counter."""
     node = out._grad_fn
     saved = node._saved if node is not None and hasattr(node, "_saved") else None
-    if not saved or out._dtype is not x._dtype or not any(t is out for t in saved):
+    if not saved or out._dtype is not x._dtype:
         return
-    alias = x._view_of(x._data)  # x's values and version counter, with out's history
-    alias._grad_fn, alias._output_nr, alias._requires_grad = node, out._output_nr, True
-    node._saved = tuple(alias if t is out else t for t in saved)
-    node._saved_versions = tuple(x._version if t is out else v
-                                 for t, v in zip(saved, node._saved_versions))
+    # a saved output is kept as a detached alias sharing out's version counter
+    # (function._detach_saved_outputs); the node gives it its history back when needed
+    counter = out._version_counter
+    if not any(t is not None and t._version_counter is counter for t in saved):
+        return
+    alias = x._wrap(x._data)  # x's values and version counter, detached (no cycle)
+    alias._version_counter = x._version_counter
+    node._saved = tuple(alias if t is not None and t._version_counter is counter else t
+                        for t in saved)
+    node._saved_versions = tuple(x._version if t is not None and t._version_counter is counter
+                                 else v for t, v in zip(saved, node._saved_versions))
 
 
 def _inplace_on_view(x, recorded):

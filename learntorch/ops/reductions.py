@@ -10,6 +10,7 @@ Node names follow torch: a reduction of everything and one along dims are
 different nodes there (``SumBackward0`` / ``SumBackward1``), so the ``...All``
 subclasses below only rename; the rule is the same.
 """
+import math
 import builtins
 import collections
 import warnings
@@ -64,7 +65,7 @@ class Mean(Function):
     def forward(ctx, x, dims, keepdim, dtype):
         a = x._data if dtype is None else x._data.astype(dtype.np)
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        ctx.count = int(np.prod([x.shape[d] for d in dims])) if dims else 1
+        ctx.count = math.prod([x.shape[d] for d in dims]) if dims else 1
         with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing is nan, as torch
             out = np.sum(a, axis=dims, keepdims=keepdim) / a.dtype.type(ctx.count)
         return wrap(as_array(out, dtype=a.dtype))
@@ -222,7 +223,7 @@ def _variance(ctx, x, dims, correction, keepdim):
     elements than the correction) gives inf or nan, as in torch.
     """
     a = x._data
-    n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+    n = math.prod([a.shape[d] for d in dims]) if dims else 1
     ctx.dims, ctx.keepdim, ctx.count = dims, keepdim, n
     ctx.divisor = builtins.max(n - correction, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -539,7 +540,7 @@ def _variance_op(cls, name, input, dim, unbiased, keepdim, correction):
         raise RuntimeError(f"std and var only support floating point and complex dtypes; "
                            f"got {input._dtype}: convert first, e.g. x.float().{name}()")
     dims = _dims(input, dim)
-    n = int(np.prod([input.shape[d] for d in dims])) if dims else 1
+    n = math.prod([input.shape[d] for d in dims]) if dims else 1
     if n - correction <= 0:
         warnings.warn(f"{name.split('_')[0]}(): degrees of freedom is <= 0. Correction should be "
                       "strictly less than the reduction factor (input numel divided by output "

@@ -16,6 +16,7 @@ Backward of a view maps the gradient's shape back: reshape it, permute it
 back, or (for ``expand``) sum it over the expanded dims -- which the engine
 does on its own, since that is broadcasting's backward.
 """
+import math
 import numpy as np
 
 from ..autograd.function import Function
@@ -363,7 +364,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s == e:
         return input  # nothing to merge: torch returns the input itself
     shape = tuple(input.shape)
-    return reshape(input, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
 def unflatten(input, dim, sizes):
@@ -375,9 +376,9 @@ def unflatten(input, dim, sizes):
         raise RuntimeError(f"unflatten: only one dimension can be inferred, got sizes "
                            f"{list(sizes)}")
     size = input.shape[d]
-    known = int(np.prod([s for s in sizes if s != -1]))
+    known = math.prod([s for s in sizes if s != -1])
     inferred = [size // known if s == -1 and known and size % known == 0 else s for s in sizes]
-    if -1 in inferred or int(np.prod(inferred)) != size:
+    if -1 in inferred or math.prod(inferred) != size:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({size}) in the input tensor")
     return view(input, tuple(input.shape[:d]) + tuple(inferred) + tuple(input.shape[d + 1:]))

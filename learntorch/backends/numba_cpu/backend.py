@@ -35,6 +35,7 @@ Rerun the script on your machine and pass your own numbers:
 ``NumbaBackend(min_sizes={"softmax": 100_000})``; ``NumbaBackend(min_size=0)``
 runs every kernel on every float array (the tests use that).
 """
+import math
 import numpy as np
 
 from ..reference import NumpyBackend
@@ -188,7 +189,7 @@ class NumbaBackend(NumpyBackend):
         """``x`` as a C-contiguous (rows, n) array whose rows are the groups reduced over ``dims``."""
         kept = [d for d in range(x.ndim) if d not in dims]
         order = kept + list(dims)
-        n = int(np.prod([x.shape[d] for d in dims]))
+        n = math.prod([x.shape[d] for d in dims])
         if order != list(range(x.ndim)) or not _compact(x):
             x = np.ascontiguousarray(x.transpose(order))
         return x.reshape(-1, n)

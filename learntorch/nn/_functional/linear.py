@@ -15,6 +15,7 @@ are merged into one before multiplying, so the backend only ever multiplies
 two matrices (the simplest ``matmul`` contract, which a learner's own kernel
 can serve).
 """
+import math
 import numpy as np
 
 from ... import backends
@@ -50,7 +51,7 @@ class Linear(Function):
             if need_x:
                 gx = grad @ weight
             if need_w:
-                rows = int(np.prod(x.shape[:-1]))
+                rows = math.prod(x.shape[:-1])
                 gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in)
             return gx, gw, (grad if need_b else None)
         mm = backends.current.matmul
@@ -74,7 +75,7 @@ class Linear(Function):
 
 def _matrix(a):
     """``a`` of shape (..., k) as a (rows, k) matrix: the leading dims merged (a view if it can)."""
-    return a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def linear(input, weight, bias=None):
@@ -105,7 +106,7 @@ def linear(input, weight, bias=None):
     _check_dtypes(input, weight, bias)
     n_out, n_in = weight.shape
     if input.shape[-1] != n_in:
-        rows = int(np.prod(input.shape[:-1]))
+        rows = math.prod(input.shape[:-1])
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
             f"{n_in}x{n_out}): the input's last dimension ({input.shape[-1]}, input shape "

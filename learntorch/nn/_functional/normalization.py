@@ -21,6 +21,7 @@ statistics are constants, so only ``dx = g / sqrt(var + eps)`` is left.
 The backward is written with tensor ops, so it can itself be differentiated
 (``create_graph=True``).
 """
+import math
 import numpy as np
 
 from ... import _dtypes
@@ -172,7 +173,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError(f"batch_norm expects an input of shape (N, C, ...) with at least 2 "
                            f"dimensions, but got input of size {list(input.shape)}")
     if training:
-        per_channel = input.shape[0] * int(np.prod(input.shape[2:]))
+        per_channel = input.shape[0] * math.prod(input.shape[2:])
         if per_channel == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}: batch statistics need at least 2 values per "

@@ -18,6 +18,7 @@ Derivatives, with g = dLoss/dout:
   kernel; the mean over rows and over columns are two small averaging
   matrices, out = A_h @ x @ A_w^T, and the gradient is A_h^T @ g @ A_w.
 """
+import math
 import numbers
 
 import numpy as np
@@ -70,7 +71,7 @@ class MaxPool2d(Function):
         x, indices = ctx.saved_tensors
         g = ctx.geometry
         (h, w) = g.size
-        n_planes, n_out = int(np.prod(x.shape[:-2])), g.out[0] * g.out[1]
+        n_planes, n_out = math.prod(x.shape[:-2]), g.out[0] * g.out[1]
         indices = indices._data.reshape(n_planes, n_out)
         if recording_gradient_graph():
             # the same routing from differentiable ops: a scatter-add of grad into zeros
@@ -236,7 +237,7 @@ class AvgPool2d(Function):
     def backward(ctx, grad):
         g, divisor = ctx.geometry, ctx.divisor
         shape = ctx.shape
-        (kh, kw), n_planes = g.kernel, int(np.prod(shape[:-2]))
+        (kh, kw), n_planes = g.kernel, math.prod(shape[:-2])
         if recording_gradient_graph():
             divisors = Tensor._wrap(divisor.astype(grad._data.dtype)).to(grad.device)
             share = grad.reshape(n_planes, *g.out) / divisors
