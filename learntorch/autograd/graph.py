@@ -119,7 +119,12 @@ def saved_tensors(node):
     """The tensors a node saved for backward (without consuming or version-checking them)."""
     if isinstance(node, AccumulateGrad) or node._saved is None:
         return ()
-    return tuple(t for t in node._saved if t is not None)
+    saved = node._saved
+    if not saved:  # nothing saved, or freed by a backward (retain_graph=False)
+        return ()
+    if node._saved_outputs is not None:  # a saved output, with its history (as torch shows it)
+        saved = node._with_history(saved)
+    return tuple(t for t in saved if t is not None)
 
 
 def backward_steps(tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None):

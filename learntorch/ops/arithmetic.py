@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtypes
 from .. import backends
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Function, _shared_tuple
 from ._helpers import (as_array, as_operand, array_of, check_same_device,
                        recording_gradient_graph, wrap)
 from .broadcast import _broadcast_tuple as broadcast_shapes
@@ -71,6 +71,9 @@ def _check_not_bool(dtype, op):
                                   "first, e.g. a.long()")
 
 
+_NOTHING_SAVED, _NO_VERSIONS = (None, None), (0, 0)
+
+
 def _save(ctx, a, b, keep_a=True, keep_b=True):
     """Save the operands backward will need: tensors as saved tensors (so an in-place
     change is caught), numbers as constants.  Saving only what is needed matters: torch
@@ -80,9 +83,12 @@ def _save(ctx, a, b, keep_a=True, keep_b=True):
         return  # nothing is recorded (no_grad, or inside a backward pass): nothing to keep
     ta = a if keep_a and isinstance(a, Tensor) else None
     tb = b if keep_b and isinstance(b, Tensor) else None
-    ctx._saved = (ta, tb)
-    ctx._saved_versions = (0 if ta is None else ta._version_counter[0],
-                           0 if tb is None else tb._version_counter[0])
+    if ta is None and tb is None:  # (x * 2.0 needs no tensor: shared tuples, see function.py)
+        ctx._saved, ctx._saved_versions = _NOTHING_SAVED, _NO_VERSIONS
+    else:
+        ctx._saved = (ta, tb)
+        ctx._saved_versions = _shared_tuple((0 if ta is None else ta._version_counter[0],
+                                             0 if tb is None else tb._version_counter[0]))
     ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
 
 
