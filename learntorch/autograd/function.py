@@ -336,7 +336,7 @@ _shared = {}
 
 
 def _shared_tuple(t):
-    """One shared object for every equal small tuple (of bools, ints, None)."""
+    """One shared object for every equal small tuple (of bools, numbers, None, metadata)."""
     found = _shared.get(t)
     if found is None:
         if len(_shared) > _SHARED_LIMIT:
@@ -392,6 +392,8 @@ def _recorded_node(cls, args):
         ctx._input_meta = single
         ctx._sequence_nr = next(_sequence)
         return ctx
+    if len(args) == 2:
+        return _recorded_binary(cls, *args)
     edges, needs, meta = [], [], []
     numbers = None
     for a in args:
@@ -417,9 +419,44 @@ def _recorded_node(cls, args):
     ctx._edges = tuple(edges)
     ctx._number_positions = () if numbers is None else _shared_tuple(numbers)
     ctx.needs_input_grad = _shared_tuple(tuple(needs))
-    ctx._input_meta = tuple(meta)
+    ctx._input_meta = _shared_tuple(tuple(meta))
     ctx._sequence_nr = next(_sequence)
     return ctx
+
+
+def _recorded_binary(cls, a, b):
+    """``_recorded_node`` for two arguments (a binary op, the other common case), unrolled."""
+    a_grad = isinstance(a, _Tensor) and a._requires_grad
+    b_grad = isinstance(b, _Tensor) and b._requires_grad
+    if not (a_grad or b_grad):
+        return None
+    ctx = _new_node(BackwardNode)
+    ctx._function = cls
+    ctx._saved = None
+    if a_grad:
+        fn = a._grad_fn
+        edge_a = (fn, a._output_nr) if fn is not None else a._edge()
+        meta_a = _input_meta(a, fn)
+    else:
+        edge_a, meta_a = _NO_EDGE, None
+    if b_grad:
+        fn = b._grad_fn
+        edge_b = (fn, b._output_nr) if fn is not None else b._edge()
+        meta_b = _input_meta(b, fn)
+    else:
+        edge_b, meta_b = _NO_EDGE, None
+    ctx._edges = (edge_a, edge_b)
+    if b.__class__ is float or not isinstance(b, _Tensor):
+        ctx._number_positions = (1,) if isinstance(a, _Tensor) else (0, 1)
+    else:
+        ctx._number_positions = () if isinstance(a, _Tensor) else (0,)
+    ctx.needs_input_grad = _BOTH if a_grad and b_grad else (_FIRST if a_grad else _SECOND)
+    ctx._input_meta = _shared_tuple((meta_a, meta_b))
+    ctx._sequence_nr = next(_sequence)
+    return ctx
+
+
+_BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)
 
 
 def _link_outputs(ctx, outputs, args):

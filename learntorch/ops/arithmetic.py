@@ -24,7 +24,8 @@ from .broadcast import _broadcast_tuple as broadcast_shapes
 def _operands(a, b, op):
     """Raw arrays of ``a`` and ``b`` in their common dtype, after checking shapes and devices."""
     if b.__class__ is float and a.__class__ is Tensor and a._dtype.is_floating_point:
-        return a._data, b, a._dtype  # the commonest case (x * 0.5), decided at once
+        # the commonest case (x * 0.5), decided at once
+        return a._data, _float_constant(b, a._data), a._dtype
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
@@ -33,6 +34,30 @@ def _operands(a, b, op):
             _check_broadcast(sa, sb, op)
     dtype = _dtypes.result_type(a, b)
     return _array_or_scalar(a, dtype), _array_or_scalar(b, dtype), dtype
+
+
+_constants = {}  # (number, numpy dtype) -> read-only 0-d array
+
+
+def _float_constant(number, array):
+    """A Python float as a 0-d array of ``array``'s float dtype, made once per value.
+
+    numpy is slow with a Python float operand: it treats it as a "weak" scalar and
+    converts it on every call (0.42 us for a one-element multiply, 0.22 us with a
+    0-d array of the right dtype).  The value is what that conversion gives, so
+    the result is the same.  Device arrays keep the number (their own kernels take it).
+    """
+    if array.__class__ is not np.ndarray:
+        return number
+    key = (number, array.dtype)
+    constant = _constants.get(key)
+    if constant is None:
+        if len(_constants) > 1024:
+            _constants.clear()
+        constant = np.array(number, dtype=array.dtype)
+        constant.flags.writeable = False
+        _constants[key] = constant
+    return constant
 
 
 def _array_or_scalar(x, dtype):
@@ -89,7 +114,8 @@ def _save(ctx, a, b, keep_a=True, keep_b=True):
         ctx._saved = (ta, tb)
         ctx._saved_versions = _shared_tuple((0 if ta is None else ta._version_counter[0],
                                              0 if tb is None else tb._version_counter[0]))
-    ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+    ctx.constants = _shared_tuple((None if isinstance(a, Tensor) else a,
+                                   None if isinstance(b, Tensor) else b))
 
 
 def _load(ctx):
@@ -206,6 +232,8 @@ def _times(g, x):
     """``g * x`` for a gradient array and an operand, computed in the gradient's dtype."""
     if isinstance(x, Tensor):
         x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
+    elif x.__class__ is float and g.dtype.kind == "f":
+        x = _float_constant(x, g)
     return np.multiply(g, x)
 
 
