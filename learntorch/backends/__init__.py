@@ -82,8 +82,8 @@ def warmup(dtypes=("float32", "float64"), all_kernels=False):
 
     Kernels otherwise compile on their first large input, a second or more each
     the first time on a machine.  By default only the kernels the active Numba
-    backend would use are warmed (those with a size threshold) with the layers' pooling
-    and col2im kernels; ``all_kernels=True``
+    backend would use are warmed (those with a size threshold) with the layers' pooling,
+    col2im and cross-entropy kernels; ``all_kernels=True``
     warms every one.  Returns the names of the kernels warmed.
     """
     from .numba_cpu import warmup as warm_numba
@@ -91,9 +91,10 @@ def warmup(dtypes=("float32", "float64"), all_kernels=False):
         return warm_numba(dtypes)
     backend = current if isinstance(current, NumbaBackend) else NumbaBackend()
     primitives = [op for op, size in backend.min_sizes.items() if size is not None]
-    # the layers' own kernels (max pooling, conv's col2im) serve large inputs whatever the
-    # backend's thresholds: warm them too
-    return warm_numba(dtypes, primitives + ["max_pool2d", "max_pool2d_backward", "col2im"])
+    # the layers' own kernels (max pooling, conv's col2im, cross-entropy) serve large inputs
+    # whatever the backend's thresholds: warm them too
+    return warm_numba(dtypes, primitives + ["max_pool2d", "max_pool2d_backward", "col2im",
+                                            "cross_entropy", "cross_entropy_backward"])
 
 
 def _default():

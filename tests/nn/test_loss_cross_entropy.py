@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import learntorch
 import learntorch.nn.functional as F
+from learntorch.nn._functional.loss_cross_entropy import FUSED_KERNEL_MIN_SIZE
 from oracle import (arrays, assert_close, check_against_finite_differences, check_against_torch,
                     lt_tensor, noncontiguous, require_torch, torch_tensor)
 
@@ -406,3 +407,61 @@ def test_each_error_type_is_the_one_torch_raises():
             except Exception as e:  # noqa: BLE001 - the type is what is compared
                 kinds.append(type(e))
         assert kinds[0] is kinds[1] and kinds[0] is not None, (shape, target, kw, kinds)
+
+
+# ---- the fused kernels (backends/numba_cpu/cross_entropy.py): a classifier's batch ----------
+def fused_batch(rng, dtype, ignore_index=-100, ignored=0.0, n=160, classes=10):
+    x = rng.standard_normal((n, classes)).astype(dtype) * 4
+    return x, class_targets(rng, n, classes, ignore_index, ignored)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("ignore_index,ignored", [(-100, 0.0), (3, 0.3), (-1, 1.0)])
+def test_a_batch_large_enough_for_the_fused_kernels_matches_torch(dtype, reduction,
+                                                                   ignore_index, ignored):
+    rng = np.random.default_rng(11)
+    x, t = fused_batch(rng, dtype, ignore_index, ignored)
+    assert x.size >= FUSED_KERNEL_MIN_SIZE
+    logits = learntorch.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(logits, learntorch.tensor(t), ignore_index=ignore_index,
+                           reduction=reduction)
+    assert loss.grad_fn.fused  # the kernels ran
+    tol = dict(rtol=2e-5, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    compare(x, t, ignore_index=ignore_index, reduction=reduction, **tol)
+
+
+def test_the_fused_kernels_agree_with_the_numpy_path():
+    rng = np.random.default_rng(12)
+    x, t = fused_batch(rng, np.float64, ignore_index=2, ignored=0.2)
+    x[5, :] = [1000.0, -1000.0] * 5  # stays finite
+    results = []
+    for backend in ("numba", "numpy"):
+        with learntorch.backends.use(backend):
+            logits = learntorch.tensor(x, requires_grad=True)
+            loss = F.cross_entropy(logits, learntorch.tensor(t), ignore_index=2)
+            assert loss.grad_fn.fused == (backend == "numba")
+            loss.backward()
+            results.append((loss.detach(), logits.grad))
+    assert np.isfinite(results[0][1].numpy()).all()
+    assert_close(results[0][0], results[1][0], rtol=1e-13)
+    assert_close(results[0][1], results[1][1], rtol=1e-12, atol=1e-15)
+
+
+def test_a_fused_batch_with_a_class_number_out_of_range_raises_torchs_index_error():
+    rng = np.random.default_rng(13)
+    x, t = fused_batch(rng, np.float32)
+    t[17] = 10
+    with pytest.raises(IndexError, match="Target 10 is out of bounds"):
+        F.cross_entropy(learntorch.tensor(x), learntorch.tensor(t))
+
+
+def test_second_derivatives_through_a_fused_node_match_torch():
+    torch = require_torch()
+    rng = np.random.default_rng(14)
+    x, t = fused_batch(rng, np.float64, ignore_index=4, ignored=0.2)
+    results = []
+    for lib, make in ((learntorch, lt_tensor), (torch, torch_tensor)):
+        results.append(second_derivatives(lib, make, x, t, False, ignore_index=4))
+    for mine, theirs in zip(*results):
+        assert_close(mine, theirs)

@@ -10,6 +10,8 @@ Files, one idea each:
 * ``reduction.py``    -- sum over trailing dimensions, SIMD running sums;
 * ``pool_kernels.py`` / ``col2im_kernels.py`` -- max pooling, and the convolution's
   col2im, for ``nn.functional`` (``loader.layer_kernel_serves`` decides when);
+* ``cross_entropy.py`` -- cross-entropy with class-number targets, forward and backward
+  in one loop each, for ``nn.functional.cross_entropy``;
 * ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
 * ``loader.py``       -- imports kernel modules on first need; thread-count and
   wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;

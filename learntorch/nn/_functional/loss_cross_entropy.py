@@ -39,6 +39,7 @@ import numpy as np
 
 from ... import backends
 from ...autograd.function import Function
+from ...backends.numba_cpu.loader import kernels, layer_kernel_serves
 from ...ops._helpers import as_array, recording_gradient_graph, wrap
 from ...ops.comparison import where
 from ...ops.softmax import log_softmax, softmax
@@ -53,6 +54,10 @@ class CrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, label_smoothing, reduction):
         label_smoothing = max(label_smoothing, 0.0)  # torch ignores a negative value
+        ctx.fused = (weight is None and label_smoothing == 0
+                     and _fused_kernel_serves(input._data, target._data))
+        if ctx.fused:
+            return _fused_forward(ctx, input, target, ignore_index, reduction)
         x = to_rows(input._data)
         dtype = working_dtype(x)
         logp = _log_softmax_rows(x.astype(dtype, copy=False))
@@ -79,6 +84,8 @@ class CrossEntropy(Function):
         logp, = ctx.saved_tensors
         if recording_gradient_graph():
             return _differentiable_backward(ctx, grad)
+        if ctx.fused:
+            return _fused_backward(ctx, grad, logp) + (None,) * 5
         shape = ctx.input.shape
         g = per_element_grad(grad._data, ctx.reduction, ctx.denominator)
         g = grad_per_row(g, ctx.reduction, logp.shape[0])
@@ -103,6 +110,53 @@ class CrossEntropy(Function):
             gw = wrap(-(ctx.smoothed * logp._data * g_rows).sum(axis=0)
                       .astype(ctx.weight._data.dtype, copy=False))
         return gx, gt, gw, None, None, None
+
+
+#: smallest logits array (elements) for the fused kernels (backends/numba_cpu/cross_entropy.py):
+#: a classifier's batch, not a toy (which should not have to load Numba)
+FUSED_KERNEL_MIN_SIZE = 1_024
+
+
+def _fused_kernel_serves(x, target):
+    """The common case the kernels take: (N, C) float32/64 logits, N int64 class numbers."""
+    return (x.ndim == 2 and target.dtype == np.int64 and target.ndim == 1
+            and layer_kernel_serves(x, FUSED_KERNEL_MIN_SIZE)
+            and x.flags.c_contiguous and target.flags.c_contiguous)
+
+
+def _fused_forward(ctx, input, target, ignore_index, reduction):
+    """Log-softmax, the pick of each target and the row count in one kernel call."""
+    x, t = input._data, target._data
+    logp, losses = np.empty_like(x), np.empty(x.shape[0], x.dtype)
+    counted = kernels("cross_entropy").cross_entropy_rows(x, t, ignore_index, logp, losses)
+    if counted < 0:
+        target_rows(t, x.shape[1], ignore_index)  # raises torch's IndexError for the bad row
+    ctx.save_for_backward(wrap(logp))
+    ctx.input, ctx.input_version = input, input._version_counter[0]
+    ctx.index_target, ctx.target, ctx.weight, ctx.ignore_index = True, target, None, ignore_index
+    ctx.label_smoothing, ctx.reduction, ctx.denominator = 0.0, reduction, float(counted)
+    return wrap(reduce_array(losses, reduction, counted).astype(x.dtype, copy=False))
+
+
+def _fused_backward(ctx, grad, logp):
+    """(softmax - onehot) * the gradient of each row's loss, in one kernel call."""
+    n_rows = logp.shape[0]
+    g = per_element_grad(grad._data, ctx.reduction, ctx.denominator)
+    row_grad = (np.ascontiguousarray(g.reshape(n_rows)) if ctx.reduction == "none"
+                else np.full(n_rows, g, dtype=logp._data.dtype))
+    gx = np.empty_like(logp._data)
+    kernels("cross_entropy").cross_entropy_rows_backward(
+        logp._data, ctx.target._data, ctx.ignore_index, row_grad, gx)
+    return (wrap(gx),)
+
+
+def _index_state(ctx):
+    """What the numpy path's forward keeps about the targets (class numbers, rows counted,
+    their weights), for a fused node that needs it after all (create_graph's backward)."""
+    if not hasattr(ctx, "t"):
+        logp = ctx.saved_tensors[0]._data
+        ctx.t, ctx.valid = target_rows(ctx.target._data, logp.shape[1], ctx.ignore_index)
+        ctx.wt = row_weights(None, ctx.t, ctx.valid, logp.dtype)
 
 
 def _log_softmax_rows(x):
@@ -177,6 +231,8 @@ def _differentiable_backward(ctx, grad):
             f"inplace operation: the input of {ctx.name()} is at version "
             f"{input._version_counter[0]}; expected version {ctx.input_version}. Differentiate "
             "a copy (x.clone()) or use the out-of-place form of the operation.")
+    if ctx.index_target:
+        _index_state(ctx)
     dim = class_dim(input)
     g = per_element_grad(grad, ctx.reduction, ctx.denominator)
     if ctx.reduction == "none" and input.ndim > 1:
