@@ -277,8 +277,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute d(self)/d(leaf) for every leaf that requires grad, into ``leaf.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient for this tensor is computed; may return a new grad."""
@@ -467,6 +466,7 @@ def _root_array(a):
 
 
 from .autograd import function as _function  # noqa: E402
+from . import autograd as _autograd  # noqa: E402
 
 _function._Tensor = Tensor  # Function.apply recognises tensors without importing this module
 from . import _tensor_methods  # noqa: E402,F401  (attaches the operator methods)

@@ -5,9 +5,12 @@ Public names follow ``torch.autograd``: ``Function``, ``backward``, ``grad``,
 introspection used by widgets and chapters is in ``learntorch.autograd.graph``
 (``walk``, ``backward_steps``).
 """
+import numpy as _np
+
+from . import function as _function
 from .function import Function, BackwardNode, AccumulateGrad
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
-from .engine import backward_steps, BackwardStep
+from .engine import backward_steps, BackwardStep, run_backward as _run_backward
 from .gradcheck import gradcheck, gradgradcheck
 from . import graph
 
@@ -16,17 +19,21 @@ __all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_gra
 
 
 def _as_tuple(x):
-    from .._tensor import Tensor
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, _function._Tensor):
         return (x,)
     return tuple(x)
 
 
 def _make_grads(outputs, grad_outputs):
     """Default output gradients: ones for scalar outputs, an error otherwise (as torch)."""
-    from .._tensor import Tensor
+    Tensor = _function._Tensor
+    if grad_outputs is None and len(outputs) == 1:
+        out = outputs[0]  # loss.backward(), the commonest call: a one-element CPU loss
+        data = out._data
+        if out._requires_grad and data.__class__ is _np.ndarray and data.size == 1:
+            return [Tensor._wrap(_np.ones(data.shape, data.dtype))]
     from ..factories import ones_like
     grads = []
     for i, out in enumerate(outputs):
@@ -59,13 +66,12 @@ def _make_grads(outputs, grad_outputs):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(tensors)/d(leaf) into ``.grad`` of every leaf (or of ``inputs``)."""
-    from .engine import run_backward
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(tensors, grad_tensors)
-    run_backward(tensors, grads, retain_graph, create_graph, _backward_inputs(inputs))
+    _run_backward(tensors, grads, retain_graph, create_graph, _backward_inputs(inputs))
 
 
 def _backward_inputs(inputs):

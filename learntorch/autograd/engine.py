@@ -24,6 +24,7 @@ built only where one is needed (a learner's ``backward``, a hook, ``.grad``).
 On small tensors that bookkeeping *is* the cost of backward.
 """
 import heapq
+import sys
 
 from numpy import ndarray
 
@@ -204,9 +205,14 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                         # backward(inputs=[h]) with a non-leaf h: h.grad accumulates, as a leaf's
                         _accumulate_grad(inputs[wanted[0]], g, create_graph)
             if node.__class__ is AccumulateGrad:
+                # (asked before ``g`` below holds the array too)
+                adoptable = raw and node.variable._grad is None and _only_held_by(grad_outputs)
                 g = grad_outputs[0]
                 if g is not None and accumulate and (inputs is None or (node, 0) in capture):
-                    _accumulate_grad(node.variable, _wrap(g) if raw else g, create_graph)
+                    if adoptable and _adoptable_as_grad(g, node.variable._data):
+                        node.variable._grad = _wrap(g)  # nobody else has it: no copy needed
+                    else:
+                        _accumulate_grad(node.variable, _wrap(g) if raw else g, create_graph)
                     if record_steps:
                         state.enabled = outer_mode
                         yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
@@ -286,6 +292,9 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                             heappush(ready, (-follow._sequence_nr, id(follow), follow))
                             follow = None
                         heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+            # drop this node's references to the gradients it sent: a leaf's AccumulateGrad
+            # adopts a gradient array only when its buffer is the one holder left
+            grad_inputs = reduced = append = g = old = None
     finally:
         state.enabled = outer_mode
         if quiet_run is not None:
@@ -393,6 +402,29 @@ def _fit(node, i, g, meta):
     if g._dtype is not dtype:
         g = g.to(dtype)
     return g
+
+
+def _references_of_first(items):
+    return sys.getrefcount(items[0])
+
+
+# what the count above is when ``items`` is the array's only holder, measured on this
+# Python (the interpreter's own temporary references differ between versions)
+_SOLE_HOLDER = _references_of_first([object()])
+
+
+def _only_held_by(grad_outputs):
+    """True when the gradient in ``grad_outputs[0]`` is referenced by that list alone: no
+    other node's buffer, hook, retained ``.grad`` or view holds it (CPython's count)."""
+    return _references_of_first(grad_outputs) == _SOLE_HOLDER
+
+
+def _adoptable_as_grad(g, leaf_data):
+    """A gradient array a leaf may keep as its ``.grad`` without copying, as torch steals
+    a gradient no one else uses: it owns its memory, can be written, and has the leaf's
+    layout (C order, the same strides); what ``_accumulate_grad`` would copy it into."""
+    return (g.__class__ is ndarray and g.base is None and g.flags.owndata
+            and g.flags.writeable and g.flags.c_contiguous and leaf_data.flags.c_contiguous)
 
 
 def _accumulate_grad(tensor, g, create_graph):
