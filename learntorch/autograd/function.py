@@ -258,6 +258,11 @@ class Function:
     # torch names built-in nodes "MulBackward0"; subclasses may set this
     node_name = None
 
+    # True for a built-in op whose forward computes on arrays alone (no tensor op inside):
+    # apply then leaves grad mode as it is during forward instead of switching recording
+    # off and on again (two thread-local writes, on every small op)
+    forward_uses_arrays_only = False
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError(
@@ -280,6 +285,8 @@ class Function:
         super().__init_subclass__(**kwargs)
         if "backward" in cls.__dict__ and "backward_arrays" not in cls.__dict__:
             cls.backward_arrays = None  # the inherited array formula is not this backward
+        if "forward" in cls.__dict__ and "forward_uses_arrays_only" not in cls.__dict__:
+            cls.forward_uses_arrays_only = False  # a new forward may well call tensor ops
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -301,13 +308,19 @@ class Function:
                                              for a in args)
             else:
                 ctx = _Unrecorded(cls)
-        state.enabled = False
         quiet = ignore_float_errors()
-        try:
-            outputs = cls.forward(ctx, *args)
-        finally:
-            state.enabled = enabled
-            restore_float_errors(quiet)
+        if enabled and not cls.forward_uses_arrays_only:
+            state.enabled = False  # ops that forward itself calls are not recorded
+            try:
+                outputs = cls.forward(ctx, *args)
+            finally:
+                state.enabled = True
+                restore_float_errors(quiet)
+        else:
+            try:
+                outputs = cls.forward(ctx, *args)
+            finally:
+                restore_float_errors(quiet)
         if record:
             outputs = _link_outputs(ctx, outputs, args)
         return outputs

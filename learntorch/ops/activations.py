@@ -30,6 +30,7 @@ def _floating_only(x, kernel):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -52,6 +53,7 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -74,6 +76,7 @@ class Sigmoid(Function):
 
 class Relu(Function):
     node_name = "ReluBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):

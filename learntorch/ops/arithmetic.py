@@ -139,6 +139,7 @@ def _scaled(y, alpha, dtype):
 
 class Add(Function):
     node_name = "AddBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -170,6 +171,7 @@ class Sub(Function):
     (``subtraction(a)`` picks the class)."""
 
     node_name = "SubBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -199,6 +201,7 @@ def subtraction(a):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -239,6 +242,7 @@ def _times(g, x):
 
 class Div(Function):
     node_name = "DivBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b):

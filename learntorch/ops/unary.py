@@ -29,6 +29,7 @@ def _not_for_bool(x, name):
 
 class Neg(Function):
     node_name = "NegBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -47,6 +48,7 @@ class Neg(Function):
 
 class Exp(Function):
     node_name = "ExpBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -67,6 +69,7 @@ class Exp(Function):
 
 class Log(Function):
     node_name = "LogBackward0"
+    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):

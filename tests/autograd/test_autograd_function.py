@@ -400,3 +400,28 @@ def test_saved_tensors_can_be_read_once_per_backward_and_not_after():
         err = error_of(lambda: y.backward())
         return x.grad, type(err).__name__, "second time" in str(err)
     assert_same(*both(program))
+
+
+def test_a_subclass_of_a_builtin_op_with_its_own_forward_records_nothing_inside_it():
+    from learntorch.ops.arithmetic import Mul
+
+    class MulThenExp(Mul):  # a new forward built from tensor ops: they must not be recorded
+        @staticmethod
+        def forward(ctx, a, b):
+            product = a * b
+            ctx.inner_requires_grad = product.requires_grad
+            ctx.save_for_backward(a, b)
+            return product.exp()
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            y = (a * b).exp()
+            return grad * y * b, grad * y * a
+
+    assert Mul.forward_uses_arrays_only and not MulThenExp.forward_uses_arrays_only
+    x = learntorch.tensor([0.5, 1.0], requires_grad=True)
+    out = MulThenExp.apply(x, learntorch.tensor([2.0, 3.0]))
+    assert out.grad_fn.inner_requires_grad is False
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 3.0]) * [2.0, 3.0], rtol=1e-6)
