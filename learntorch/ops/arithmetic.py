@@ -119,6 +119,9 @@ def _save(ctx, a, b, keep_a=True, keep_b=True):
 
 
 def _load(ctx):
+    """The two operands backward needs: saved tensors (version-checked) or numbers."""
+    if ctx._saved is _NOTHING_SAVED:  # numbers only (x * 2.0): nothing to check
+        return ctx.constants
     ta, tb = ctx.saved_tensors
     ca, cb = ctx.constants
     return (ta if ta is not None else ca), (tb if tb is not None else cb)
@@ -233,10 +236,11 @@ class Mul(Function):
 
 def _times(g, x):
     """``g * x`` for a gradient array and an operand, computed in the gradient's dtype."""
-    if isinstance(x, Tensor):
+    if x.__class__ is float:
+        if g.dtype.kind == "f":
+            x = _float_constant(x, g)
+    elif isinstance(x, Tensor):
         x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
-    elif x.__class__ is float and g.dtype.kind == "f":
-        x = _float_constant(x, g)
     return np.multiply(g, x)
 
 
