@@ -58,7 +58,7 @@ class BackwardNode:
         "__dict__", "__weakref__")
 
     recording = True        # False for the ctx of an op autograd is not recording
-    _saved_outputs = None   # {position in _saved: (output_nr, weakref)} of saved outputs
+    _saved_outputs = None   # ((position in _saved, output_nr, weakref), ...) of saved outputs
     _tensor_pre_hooks = None
     _non_differentiable = None
     _dirty = None
@@ -74,6 +74,9 @@ class BackwardNode:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; an in-place change to one of them is caught later."""
         self._saved = tensors
+        if len(tensors) == 1 and tensors[0] is not None and tensors[0]._version_counter[0] == 0:
+            self._saved_versions = (0,)  # one fresh tensor, the commonest case (a constant)
+            return
         self._saved_versions = _shared_tuple(tuple([t._version_counter[0] if t is not None else 0
                                                     for t in tensors]))
 
@@ -120,7 +123,7 @@ class BackwardNode:
         this node as its grad_fn -- what torch's SavedVariable does.
         """
         saved = list(saved)
-        for position, (output_nr, output) in self._saved_outputs.items():
+        for position, output_nr, output in self._saved_outputs:
             alias = saved[position]
             t = output()  # the output itself while the program still holds it (weakly kept)
             if t is not None and t._grad_fn is self and t._version_counter is alias._version_counter:
@@ -531,19 +534,32 @@ def _link_outputs(ctx, outputs, args):
 def _detach_saved_outputs(ctx, outputs):
     """Replace each output of ``ctx`` that forward saved by a detached alias (same memory,
     same version counter), remembering its place: see ``BackwardNode._with_history``."""
-    saved = list(ctx._saved)
-    positions = {}
+    saved = ctx._saved
+    if len(saved) == 1:  # the output alone (exp, tanh, sigmoid, relu, softmax): no loops
+        o = saved[0]
+        ctx._saved = (_detached_alias(o),)
+        ctx._saved_outputs = ((0, o._output_nr, weakref.ref(o)),)
+        return
+    saved = list(saved)
+    positions = []
     for i, t in enumerate(saved):
         for o in outputs:
             if t is o and o._grad_fn is ctx:
-                alias = _Tensor._wrap(o._data)
-                alias._version_counter = o._version_counter
-                saved[i] = alias
-                positions[i] = (o._output_nr, weakref.ref(o))
+                saved[i] = _detached_alias(o)
+                positions.append((i, o._output_nr, weakref.ref(o)))
                 break
     if positions:
         ctx._saved = tuple(saved)
-        ctx._saved_outputs = positions
+        ctx._saved_outputs = tuple(positions)
+
+
+def _detached_alias(t):
+    """A tensor over ``t``'s memory with ``t``'s version counter and no history."""
+    alias = _new_node(_Tensor)
+    alias._data, alias._dtype, alias._device = t._data, t._dtype, t._device
+    alias._requires_grad, alias._grad_fn = False, None
+    alias._version_counter = t._version_counter
+    return alias
 
 
 def _returned_input(ctx, x):
