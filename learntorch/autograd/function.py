@@ -196,6 +196,13 @@ class _Unrecorded(BackwardNode):
 
     __slots__ = ()
     recording = False
+    # class-level answers instead of the slots BackwardNode.__init__ fills: one of these
+    # is made for every op run without recording (inference, every op inside a backward)
+    _saved = None
+    _edges = _number_positions = needs_input_grad = _input_meta = _output_meta = ()
+
+    def __init__(self, function):
+        self._function = function
 
     def save_for_backward(self, *tensors):
         pass

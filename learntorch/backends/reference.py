@@ -145,7 +145,8 @@ class NumpyBackend:
 
     # ---- linear algebra ----
     def matmul(self, a, b):
-        return as_array(np.matmul(a, b))
+        out = np.matmul(a, b)
+        return out if out.__class__ is np.ndarray else as_array(out)
 
 
 _math_erf = None

@@ -24,7 +24,8 @@ class Matmul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return wrap(as_array(backends.current.matmul(a._data, b._data)))
+        out = backends.current.matmul(a._data, b._data)
+        return wrap(out if out.__class__ is np.ndarray else as_array(out))
 
     @staticmethod
     def backward(ctx, grad):
