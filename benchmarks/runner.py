@@ -1,15 +1,16 @@
 """Running cases: time each library, put the times together into a row, run a suite.
 
 ``time_one`` builds a case and times one library's contender.  ``run_case``
-calls it for every library and assembles the row.  By default ``run_suite``
+calls it for every library, round after round, and assembles the row.  By default ``run_suite``
 does the timing in worker processes, one per library (see workers.py), so that
 no library's thread pool is in the process while another one is timed.
 """
 import datetime
 import gc
 import importlib
+import statistics
 import traceback
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from .suite import GROUPS, LIBRARIES, Metric
 from .timing import FULL, measure
@@ -55,10 +56,33 @@ def make_row(case, params, results):
 
 
 def run_case(case, settings=FULL, tiny=False, timer=time_one):
-    """Time every library on ``case`` (in this process unless ``timer`` says otherwise)."""
-    results = {lib: timer(case, lib, settings, tiny) for lib in LIBRARIES}
+    """Time every library on ``case`` (in this process unless ``timer`` says otherwise).
+
+    The measurements take turns: round r times each library once, so a stretch when the
+    machine is slower (a neighbour on a shared host) slows every library alike instead
+    of the one whose five measurements fell in it.  On a shared 2-core machine, timing
+    each library's repeats in one block moved a ratio by 20-30% from run to run.
+    """
+    rounds = {lib: [] for lib in LIBRARIES}
+    for r in range(settings.repeats):
+        one = replace(settings, repeats=1, warmup=settings.warmup if r == 0 else 0)
+        for lib in LIBRARIES:
+            rounds[lib].append(timer(case, lib, one, tiny))
+    results = {lib: _combined(replies) for lib, replies in rounds.items()}
     gc.collect()  # free this case's inputs and graphs before timing the next
     return make_row(case, case.tiny if tiny else case.params, results)
+
+
+def _combined(replies):
+    """One library's rounds as one ``time_one`` reply: the median and minimum over them."""
+    first = replies[0]
+    samples = [r["seconds"] for r in replies if r["seconds"] is not None]
+    if not samples:
+        return first
+    medians = [s["median"] for s in samples]
+    seconds = {"median": statistics.median(medians), "min": min(s["min"] for s in samples),
+               "loops": samples[0]["loops"], "repeats": sum(s["repeats"] for s in samples)}
+    return dict(first, seconds=seconds)
 
 
 def group_descriptions():
