@@ -9,6 +9,7 @@ import datetime
 import gc
 import importlib
 import statistics
+import time
 import traceback
 from dataclasses import asdict, replace
 
@@ -67,10 +68,19 @@ def run_case(case, settings=FULL, tiny=False, timer=time_one):
     for r in range(settings.repeats):
         one = replace(settings, repeats=1, warmup=settings.warmup if r == 0 else 0)
         for lib in LIBRARIES:
+            if settings.seconds:
+                time.sleep(SETTLE_SECONDS)
             rounds[lib].append(timer(case, lib, one, tiny))
     results = {lib: _combined(replies) for lib, replies in rounds.items()}
     gc.collect()  # free this case's inputs and graphs before timing the next
     return make_row(case, case.tiny if tiny else case.params, results)
+
+
+#: idle time before each measurement: the thread pools of the library timed just before
+#: (OpenBLAS's, PyTorch's OpenMP) keep spinning on the cores for a while after their last
+#: job, and would otherwise slow whichever library is timed next (measured: a 128x128
+#: matmul 27 -> 43 us, an MLP step 0.9 -> 1.35 ms, when timed right after PyTorch)
+SETTLE_SECONDS = 0.3
 
 
 def _combined(replies):

@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
+from ..parameter import Parameter
 from ...autograd.function import Function
 from ...ops._helpers import as_array, check_same_device, recording_gradient_graph, wrap
 from ...ops.broadcast import is_expandable_to
@@ -80,6 +81,19 @@ def _matrix(a):
 
 def linear(input, weight, bias=None):
     """y = input @ weight.T + bias, for input (..., in), weight (out, in), bias (out,)."""
+    # the common case first, in a few attribute reads (what the checks below would establish):
+    # tensors of one floating dtype on one device, a matrix weight, a (out,) bias, sizes that fit
+    if (input.__class__ is Tensor and weight.__class__ is Parameter
+            and (bias is None or bias.__class__ is Parameter)):
+        w = weight._data
+        x = input._data
+        if (w.ndim == 2 and x.ndim >= 1 and x.shape[-1] == w.shape[1]
+                and input._dtype is weight._dtype and input._dtype.is_floating_point
+                and input._device is weight._device
+                and (bias is None or (bias._data.shape == (w.shape[0],)
+                                      and bias._dtype is weight._dtype
+                                      and bias._device is weight._device))):
+            return Linear.apply(input, weight, bias)
     for position, (name, value) in enumerate((("input", input), ("weight", weight)), 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, "
