@@ -33,6 +33,16 @@ from .driver import launch, numba_cuda
 cuda = numba_cuda()
 
 
+@cuda.jit(device=True)
+def penalized_gradient(grad, param, i, weight_decay, maximize):
+    """Element i of the gradient, negated for ``maximize``, plus the L2 term
+    ``weight_decay * param`` (the first lines of SGD, RMSprop and Adagrad, in their order)."""
+    g = -grad[i] if maximize else grad[i]
+    if weight_decay != 0:
+        g = g + weight_decay * param[i]
+    return g
+
+
 @cuda.jit
 def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, nesterov, maximize,
         first):
@@ -40,9 +50,7 @@ def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, neste
     i = cuda.grid(1)
     if i >= param.size:
         return
-    g = -grad[i] if maximize else grad[i]
-    if weight_decay != 0:
-        g = g + weight_decay * param[i]
+    g = penalized_gradient(grad, param, i, weight_decay, maximize)
     if momentum != 0:
         if first:
             b = g
@@ -103,9 +111,7 @@ def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, 
     i = cuda.grid(1)
     if i >= param.size:
         return
-    g = -grad[i] if maximize else grad[i]
-    if weight_decay != 0:
-        g = g + weight_decay * param[i]
+    g = penalized_gradient(grad, param, i, weight_decay, maximize)
     s = square_avg[i] * alpha
     s = s + one_minus_alpha * g * g
     square_avg[i] = s
@@ -135,9 +141,7 @@ def adagrad(param, grad, state_sum, clr, eps, weight_decay, maximize):
     i = cuda.grid(1)
     if i >= param.size:
         return
-    g = -grad[i] if maximize else grad[i]
-    if weight_decay != 0:
-        g = g + weight_decay * param[i]
+    g = penalized_gradient(grad, param, i, weight_decay, maximize)
     s = state_sum[i] + g * g
     state_sum[i] = s
     param[i] = param[i] + -clr * g / (math.sqrt(s) + eps)
