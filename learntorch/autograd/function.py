@@ -129,8 +129,7 @@ class BackwardNode:
             if t is not None and t._grad_fn is self and t._version_counter is alias._version_counter:
                 saved[position] = t
                 continue
-            t = _Tensor._wrap(alias._data)
-            t._version_counter = alias._version_counter
+            t = _detached_alias(alias)
             t._grad_fn, t._requires_grad = self, True
             if output_nr:
                 t._output_nr = output_nr

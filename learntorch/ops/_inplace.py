@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.function import Function
+from ..autograd.function import Function, _detached_alias
 from ._helpers import wrap
 from .strides import has_internal_overlap
 
@@ -213,8 +213,7 @@ def _saved_output_is_x(x, out):
     counter = out._version_counter
     if not any(t is not None and t._version_counter is counter for t in saved):
         return
-    alias = x._wrap(x._data)  # x's values and version counter, detached (no cycle)
-    alias._version_counter = x._version_counter
+    alias = _detached_alias(x)  # x's values and version counter, detached (no cycle)
     node._saved = tuple(alias if t is not None and t._version_counter is counter else t
                         for t in saved)
     node._saved_versions = tuple(x._version if t is not None and t._version_counter is counter
