@@ -39,6 +39,7 @@ class Tensor:
     _base = None             # the tensor whose memory a view looks at
     _accumulate_node = None  # the AccumulateGrad node of a leaf, made on first use
     _retains_grad = False
+    _post_accumulate_grad_hooks = None  # register_post_accumulate_grad_hook's list, on first use
 
     # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
     __array_ufunc__ = None
@@ -287,6 +288,21 @@ class Tensor:
         # computed tensor, the AccumulateGrad node for a leaf (so autograd.grad sees it too)
         node, output_nr = self._edge()
         return _add_prehook(node, output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after backward has accumulated this leaf's gradient into
+        ``.grad`` (once per backward, with the sum over every use); returns a handle whose
+        ``remove()`` unregisters it.  DistributedDataParallel averages gradients this way."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors: register it on the leaf (a parameter) instead")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        from .autograd.function import RemovableHandle
+        self._post_accumulate_grad_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor too (leaves always get it)."""

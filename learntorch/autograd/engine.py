@@ -213,6 +213,8 @@ def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, in
                         node.variable._grad = _wrap(g)  # nobody else has it: no copy needed
                     else:
                         _accumulate_grad(node.variable, _wrap(g) if raw else g, create_graph)
+                    if node.variable._post_accumulate_grad_hooks:
+                        _run_post_accumulate_hooks(node.variable)
                     if record_steps:
                         state.enabled = outer_mode
                         yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
@@ -346,6 +348,13 @@ def _run_prehooks(node, grad_outputs, raw=False):
                 _check_hook_result(fn, grad_outputs[nr], result)
                 grad_outputs[nr] = result
     return grad_outputs
+
+
+def _run_post_accumulate_hooks(tensor):
+    """``hook(tensor)`` for each hook registered with ``register_post_accumulate_grad_hook``,
+    once ``tensor.grad`` holds this backward's sum (torch's order: registration order)."""
+    for hook in list(tensor._post_accumulate_grad_hooks):
+        hook(tensor)
 
 
 def _check_hook_result(fn, grad, result):
