@@ -67,6 +67,8 @@ LEARNTORCH_ONLY = {
                                 "never unpickles (torch.serialization pickles)",
     "learntorch.backends": "learntorch's kernels: `set_backend(\"numba\" | \"numpy\" | obj)`, "
                            "`use(...)` (torch.backends holds flags for cuDNN, MKL, ...)",
+    "learntorch.tiers": "which tier runs: `set_tier(\"reference\" | \"fast\")`, `use(...)` -- the "
+                        "engine exactly as written, or with the fast tier's replacements",
     "learntorch.factories": "the module that defines the tensor factories; use the names it "
                             "exports from `learntorch` itself",
     "learntorch.ops": "the differentiable functions, one file per family (torch.ops is the "
