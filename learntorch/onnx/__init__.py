@@ -7,7 +7,8 @@ to run the result) is the optional ``deploy`` extra, imported only when
 """
 from . import errors
 from .errors import OnnxExporterError
-from .exporter import OperatorExportTypes, TrainingMode, export, is_in_onnx_export
+from ._exporter import OperatorExportTypes, TrainingMode, export, is_in_onnx_export
+from ._program import ONNXProgram
 
-__all__ = ["export", "is_in_onnx_export", "TrainingMode", "OperatorExportTypes", "errors",
-           "OnnxExporterError"]
+__all__ = ["export", "is_in_onnx_export", "ONNXProgram", "TrainingMode", "OperatorExportTypes",
+           "errors", "OnnxExporterError"]

@@ -5,8 +5,8 @@ Reduce ops in opset 18; ``_reduce`` writes whichever the target opset wants.
 """
 import math
 
-from .builder import element_type
-from .registry import converts
+from .._builder import element_type
+from .._registry import converts
 
 
 def _reduce(ctx, op_type, value, dims, keepdim, last=True):

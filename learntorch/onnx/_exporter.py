@@ -8,8 +8,8 @@ Three steps, each in its own place:
 
 1. ``learntorch.fx.capture`` runs the model once (in eval mode unless told
    otherwise) and records the engine's ops -- the same tracer a compiler uses;
-2. each captured op is handed to its converter (``ops_*.py``, found through
-   ``registry.py``), which adds ONNX nodes; parameters and buffers become
+2. each captured op is handed to its converter (``_ops/``, found through
+   ``_registry.py``), which adds ONNX nodes; parameters and buffers become
    initializers named by their module paths (``0.weight``), as torch names them;
 3. the ``onnx`` package assembles and checks the model, which is written to ``f``.
 
@@ -96,7 +96,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     model_proto = _build(graph, opset, input_names, output_names,
                          _dynamic_axes(dynamic_axes, dynamic_shapes), export_params,
                          keep_initializers_as_inputs)
-    from .program import ONNXProgram
+    from ._program import ONNXProgram
     program = ONNXProgram(model_proto, graph, time.perf_counter() - started)
     if f is not None:
         program.save(f)
@@ -193,10 +193,10 @@ def _build(graph, opset, input_names, output_names, dynamic, export_params,
            keep_initializers_as_inputs):
     from onnx import helper
     from .. import __version__
-    from . import ops_elementwise, ops_layers, ops_reductions, ops_shape  # noqa: F401
-    from .builder import Builder, NodeContext, make_model
+    from . import _ops  # noqa: F401  (registers the converters)
+    from ._builder import Builder, NodeContext, make_model
     from .errors import OnnxExporterError
-    from .registry import converter_for, supported_ops
+    from ._registry import converter_for, supported_ops
 
     builder = Builder(opset)
     placeholders = [p for p in graph.placeholders if p.tensor_meta is not None]
@@ -272,7 +272,7 @@ def _names(given, defaults, what):
 
 
 def _value_info(helper, name, meta, dynamic):
-    from .builder import element_type
+    from ._builder import element_type
     dims = [dynamic.get(axis, size) for axis, size in enumerate(meta.shape)]
     bad = [a for a in dynamic if not 0 <= a < len(meta.shape)]
     if bad:

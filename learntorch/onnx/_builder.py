@@ -1,6 +1,6 @@
 """The ONNX graph under construction, and what a converter may ask of it.
 
-A converter (``ops_*.py``) turns one captured node into ONNX nodes.  It receives
+A converter (``_ops/``) turns one captured node into ONNX nodes.  It receives
 a ``NodeContext``: ``ctx.value(arg)`` is the ONNX value name of a tensor
 argument, ``ctx.meta(arg)`` its captured shape and dtype, ``ctx.op(...)`` adds
 an ONNX node, ``ctx.constant(...)`` / ``ctx.scalar(...)`` add initializers, and

@@ -8,7 +8,7 @@ size, which each converter checks rather than trusts.
 """
 import numpy as np
 
-from .registry import converts
+from .._registry import converts
 
 
 # ---------------------------------------------------------------- products

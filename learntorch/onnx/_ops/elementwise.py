@@ -6,8 +6,8 @@ constant of it) and the ONNX op computes in it, as the engine did.
 """
 import math
 
-from .builder import element_type
-from .registry import converts
+from .._builder import element_type
+from .._registry import converts
 
 # learntorch op -> the ONNX op computing the same thing on one tensor
 UNARY = {"Neg": "Neg", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Abs": "Abs", "Sin": "Sin",

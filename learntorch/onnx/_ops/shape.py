@@ -9,7 +9,7 @@ it computes on any batch.  ``nn.Flatten``'s reshape becomes ONNX's ``Flatten``.
 """
 import math
 
-from .registry import converts
+from .._registry import converts
 
 
 def alias(ctx):
