@@ -47,7 +47,8 @@ class Generator:
         return from_numpy(_pack_state(self._rng.bit_generator.state, self._seed))
 
     def set_state(self, new_state):
-        """Go back to a state ``get_state`` returned; the next numbers are those that followed it."""
+        """Go back to a state ``get_state`` returned: the next numbers are the ones that
+        followed it."""
         state, seed = _unpack_state(new_state)
         self._rng.bit_generator.state = state
         self._seed = seed

@@ -33,6 +33,7 @@ Loading treats the file as hostile (it may come from anywhere):
   when it refuses one.
 """
 import collections
+import io
 import json
 import math
 import os
@@ -141,7 +142,6 @@ class _Encoder:
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
     """Write ``obj`` (tensors in nested dicts/lists/tuples) to a path or binary file."""
-    import io
     enc = _Encoder()
     structure = enc.encode(obj)
     opened = isinstance(f, (str, os.PathLike))

@@ -227,7 +227,7 @@ def _build(graph, opset, input_names, output_names, dynamic, export_params,
             array = graph.attributes[node.target].detach().cpu().numpy()
             builder.values[node] = node.target
             builder.used_names.add(node.target)
-            if export_params:
+            if export_params or node.meta.get("attribute") == "constant":
                 builder.add_initializer(node.target, array)
                 if keep_initializers_as_inputs:
                     params.append(_value_info(helper, node.target, node.tensor_meta, {}))

@@ -186,6 +186,7 @@ OPS = {
     "pad-expand": (Fn(lambda x: F.pad(x, (1, 2), value=0.5) + learntorch.zeros(3, 7)
                       + x.sum(1, keepdim=True).expand(3, 7)), (3, 4)),
     "to-dtype": (Fn(lambda x: x.double().sum(1) * 2), (3, 4)),
+    "constant-tensor": (Fn(lambda x: x * learntorch.tensor([1.0, 2.0, 3.0, 4.0])), (3, 4)),
 }
 
 
@@ -327,6 +328,11 @@ def test_export_params_false_makes_the_parameters_inputs():
                                    export_params=False).model_proto.graph
     assert len(graph.initializer) == 0
     assert [i.name for i in graph.input] == ["input", "1.weight", "1.bias", "3.weight", "3.bias"]
+    constant = Fn(lambda x: x * learntorch.tensor([2.0, 3.0]))   # made in forward: stays inside
+    graph = learntorch.onnx.export(constant, learntorch.randn(2), export_params=False) \
+        .model_proto.graph
+    assert [i.name for i in graph.initializer] == ["_tensor_constant0"]
+    assert [i.name for i in graph.input] == ["input_0"]    # forward(self, *xs): numbered
 
 
 def test_forward_sees_is_in_onnx_export():

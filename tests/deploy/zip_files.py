@@ -63,7 +63,8 @@ def raw_npy_header(text):
 
 
 def learntorch_file(structure, tensors=(), format_entry=None):
-    """A learntorch archive from parts: the structure (JSON-able, or raw str/bytes) and .npy blobs."""
+    """A learntorch archive from parts: the structure (JSON-able, or raw str/bytes) and the
+    .npy blobs of its tensors."""
     if format_entry is None:
         format_entry = {"format": "learntorch-save", "version": 1}
     entries = [stored("learntorch/format", json.dumps(format_entry)),

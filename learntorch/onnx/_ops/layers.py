@@ -15,7 +15,7 @@ from .._registry import converts
 @converts("Linear")
 def linear(ctx):
     x, weight, bias = ctx.args
-    if ctx.meta(x).shape.__len__() == 2:
+    if len(ctx.meta(x).shape) == 2:
         # Gemm: x @ W^T + b in one node, W as stored (out, in): ONNX's own Linear
         inputs = [ctx.value(x), ctx.value(weight)] + ([ctx.value(bias)] if bias is not None
                                                       else [])

@@ -34,7 +34,10 @@ def view(ctx):
     if (len(target) == 2 and len(source) > 2 and target[0] == source[0]
             and target[1] == math.prod(source[1:])):
         return ctx.op("Flatten", ctx.value(x), axis=1, last=True)  # nn.Flatten's reshape
-    if 0 in target:
+    if 0 in target:  # an empty tensor: 0 must mean "size 0", not "keep" (opset 14's allowzero)
+        if ctx.opset < 14:
+            ctx.unsupported("reshaping to a size of 0 needs Reshape's allowzero (opset 14)",
+                            "Export with opset_version=14 or later.")
         return ctx.op("Reshape", ctx.value(x), ctx.ints(target), allowzero=1, last=True)
     kept = 0
     while kept < min(len(source), len(target)) and source[kept] == target[kept]:
