@@ -132,12 +132,7 @@ class Graph:
         name = re.sub(r"\W", "_", name)
         if not name or name[0].isdigit():
             name = "_" + name
-        candidate, i = name, 0
-        while candidate in self._names:
-            i += 1
-            candidate = f"{name}_{i}"
-        self._names.add(candidate)
-        return candidate
+        return unique_name(name, self._names)
 
     # ---- reading --------------------------------------------------------------------
     @property
@@ -213,6 +208,16 @@ class Graph:
 
     def print_tabular(self):
         print(self.tabular())
+
+
+def unique_name(hint, taken):
+    """``hint``, or ``hint_1``, ``hint_2``, ... whichever is not in ``taken`` yet; added to it."""
+    name, i = hint, 0
+    while name in taken:
+        i += 1
+        name = f"{hint}_{i}"
+    taken.add(name)
+    return name
 
 
 def _default_name(op, target):

@@ -16,6 +16,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from ..fx.graph import unique_name
 from .errors import UnsupportedOperatorError
 
 # learntorch dtype name -> ONNX element type
@@ -46,12 +47,7 @@ class Builder:
 
     def fresh(self, hint):
         """A value name not used yet, close to ``hint``."""
-        name, i = hint, 0
-        while name in self.used_names:
-            i += 1
-            name = f"{hint}_{i}"
-        self.used_names.add(name)
-        return name
+        return unique_name(hint, self.used_names)
 
     def add_initializer(self, name, array):
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))

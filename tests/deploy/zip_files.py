@@ -92,3 +92,13 @@ def deflated_zeros(n_bytes, prefix=b""):
     for _ in range(n_bytes // block):
         crc = zlib.crc32(zeros, crc)
     return first + one_block * (n_bytes // block) + tail, crc
+
+
+def zip_bomb(n_bytes=1 << 30):
+    """A learntorch file of about 1 MB whose one tensor (float32 zeros) inflates to
+    ``n_bytes`` of data: its headers tell the truth, it is just very compressible."""
+    header = npy_header("<f4", (n_bytes // 4,))
+    raw, crc = deflated_zeros(n_bytes, prefix=header)
+    return build([stored("learntorch/format", '{"format": "learntorch-save", "version": 1}'),
+                  stored("learntorch/structure.json", '{"tensor": 0}'),
+                  Entry("learntorch/tensors/0.npy", raw, DEFLATED, crc, len(header) + n_bytes)])
