@@ -258,7 +258,41 @@ def _build(graph, opset, input_names, output_names, dynamic, export_params,
         if meta is None:
             raise OnnxExporterError(f"output {name!r} is not a tensor: export returns tensors")
         onnx_outputs.append(_value_info(helper, name, meta, dynamic.get(name, {})))
-    return make_model(builder, onnx_inputs, onnx_outputs, __version__)
+    model = make_model(builder, onnx_inputs, onnx_outputs, __version__)
+    if any(dynamic.get(name) for name in in_names):
+        _propagate_dynamic_dims(model, [n for n in out_names if n not in dynamic])
+    return model
+
+
+def _propagate_dynamic_dims(model, names):
+    """Outputs whose dimensions the caller did not name get the inputs' symbolic ones
+    where they flow through (a dynamic batch in, a dynamic batch out), as ONNX's shape
+    inference follows them; a dimension it cannot follow is left unnamed, never pinned
+    to the example's size.  Without inference the captured sizes stay."""
+    import onnx
+    from onnx import shape_inference
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for output in probe.graph.output:
+        if output.name in names:
+            output.type.tensor_type.ClearField("shape")
+    try:
+        inferred = shape_inference.infer_shapes(probe, strict_mode=True)
+    except Exception:  # inference is a refinement: the captured sizes are still right
+        return
+    found = {o.name: o for o in inferred.graph.output}
+    for output in model.graph.output:
+        guess = found.get(output.name)
+        if output.name not in names or guess is None or \
+                not guess.type.tensor_type.HasField("shape"):
+            continue
+        for dim, inferred_dim in zip(output.type.tensor_type.shape.dim,
+                                     guess.type.tensor_type.shape.dim):
+            if inferred_dim.HasField("dim_param"):
+                dim.dim_param = inferred_dim.dim_param
+            elif not inferred_dim.HasField("dim_value"):
+                dim.ClearField("dim_value")
+    onnx.checker.check_model(model)
 
 
 def _names(given, defaults, what):

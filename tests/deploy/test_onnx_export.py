@@ -322,6 +322,25 @@ def test_several_inputs_and_outputs_keep_their_names_and_order():
     np.testing.assert_array_equal(same, a)
 
 
+def test_dynamic_axes_as_a_list_and_dynamic_shapes_name_the_dimensions_as_torch_does():
+    model = digits_model("mlp")
+    x = learntorch.randn(2, 1, 8, 8)
+
+    def dims(program, which="input"):
+        value = getattr(program.model_proto.graph, which)[0]
+        return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+
+    listed = learntorch.onnx.export(model, x, input_names=["image"],
+                                    dynamic_axes={"image": [0]})
+    assert dims(listed) == ["image_dynamic_axes_1", 1, 8, 8]
+    shaped = learntorch.onnx.export(model, x, dynamic_shapes=({0: "batch"},))
+    assert dims(shaped) == ["batch", 1, 8, 8]
+    assert dims(shaped, "output") == ["batch", 10]   # followed through the graph
+    with pytest.raises(ValueError, match="not both"):
+        learntorch.onnx.export(model, x, dynamic_axes={"input": [0]},
+                               dynamic_shapes=({0: "b"},))
+
+
 def test_export_params_false_makes_the_parameters_inputs():
     model = digits_model("mlp")
     graph = learntorch.onnx.export(model, learntorch.randn(2, 1, 8, 8),
