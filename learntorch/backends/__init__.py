@@ -23,7 +23,7 @@ _registry = {"numpy": NumpyBackend, "numba": NumbaBackend}
 current = None
 
 # the primitives every backend must provide: the public methods of the reference
-_PRIMITIVES = tuple(name for name in vars(NumpyBackend)
+_PRIMITIVES = tuple(name for name in dir(NumpyBackend)
                     if not name.startswith("_") and callable(getattr(NumpyBackend, name)))
 
 
