@@ -1,0 +1,106 @@
+"""``run_ranks``: start N ranks from Python -- a notebook cell -- and get back what each did.
+
+learntorch-only.  torch starts ranks from a terminal (``torchrun``) or with
+``torch.multiprocessing.spawn``, which cannot run a function defined in a
+notebook; this one can, because it sends the function's *source* to the ranks
+when the function lives in ``__main__`` (a notebook or a script), and a
+reference to it otherwise.  A function sent as source is rebuilt alone: it must
+import what it uses inside its body.
+
+Each rank runs the code a torchrun script would (``dist.init_process_group
+("mpi")``, ``dist.get_rank()``...); ``run_ranks`` collects each rank's return
+value, stdout and stderr, shows the outputs (``show_output``), and raises
+``ChildFailedError`` naming the rank and its traceback if one raises -- the MPI
+job is then stopped, and no process is left behind.
+"""
+import inspect
+import pickle
+import sys
+import textwrap
+from dataclasses import dataclass
+
+from ._launching import ChildFailedError, Job, result_file
+
+
+@dataclass
+class RankResult:
+    """What one rank did: its return value, and what it printed."""
+    rank: int
+    value: object
+    stdout: str
+    stderr: str
+
+
+def _function_spec(fn, args, kwargs):
+    module = getattr(fn, "__module__", None)
+    if module in (None, "__main__", "__mp_main__") or getattr(fn, "__name__", "") == "<lambda>":
+        if getattr(fn, "__name__", "") == "<lambda>" or not inspect.isfunction(fn):
+            raise TypeError("run_ranks needs a function defined with `def` (or a script path); "
+                            f"got {fn!r}")
+        if fn.__code__.co_freevars:
+            raise TypeError(f"{fn.__name__} uses variables of the function around it "
+                            f"({', '.join(fn.__code__.co_freevars)}); define it at the top "
+                            "level of the cell and pass what it needs as args=")
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError) as error:
+            raise TypeError(f"the source of {fn.__name__} cannot be read ({error}); put the "
+                            "function in a file and import it") from None
+        return {"kind": "source", "source": source, "name": fn.__name__, "args": args,
+                "kwargs": kwargs}
+    return {"kind": "reference", "function": fn, "args": args, "kwargs": kwargs}
+
+
+def run_ranks(target, nprocs=2, args=(), kwargs=None, timeout=300, show_output=True):
+    """Run ``target`` on ``nprocs`` ranks under MPI and return ``[RankResult]`` in rank order.
+
+    ``target`` is a function (called as ``target(*args, **kwargs)`` on every rank)
+    or the path of a script (run with ``args`` as its command line; its value is None).
+    ``timeout`` seconds after the start the job is stopped and TimeoutError raised.
+    ``show_output`` prints what each rank printed, marked ``[rank r]``, when the
+    job ends.  A rank that raises makes the whole job fail: ``ChildFailedError``
+    (a RuntimeError) says which rank and shows its traceback.
+    """
+    kwargs = dict(kwargs or {})
+    if isinstance(target, str):
+        rank_argv = ["script", target, *[str(a) for a in args]]
+        spec = None
+    elif callable(target):
+        rank_argv = ["function"]
+        spec = _function_spec(target, tuple(args), kwargs)
+    else:
+        raise TypeError(f"run_ranks runs a function or a script path, got {target!r}")
+    job = Job(nprocs, rank_argv, capture=True, timeout=timeout)
+    try:
+        if spec is not None:
+            with open(f"{job.dir}/function.pkl", "wb") as f:
+                pickle.dump(spec, f)
+        returncode = job.run()
+        outputs = [job.outputs(rank) for rank in range(nprocs)]
+        if show_output:
+            _show(outputs)
+        if job.timed_out:
+            raise TimeoutError(f"the job of {nprocs} ranks did not finish within {timeout} s "
+                               "and was stopped (a rank waiting in a collective that another "
+                               "rank never called hangs like this)")
+        failures = job.failures()
+        if returncode != 0 or failures:
+            raise ChildFailedError(nprocs, failures, returncode, job.launcher_output,
+                                   job.job_id)
+        results = []
+        for rank in range(nprocs):
+            value = None
+            if spec is not None:
+                with open(result_file(job.dir, rank), "rb") as f:
+                    value = pickle.load(f)  # written by our own rank, in our private folder
+            results.append(RankResult(rank, value, *outputs[rank]))
+        return results
+    finally:
+        job.cleanup()
+
+
+def _show(outputs):
+    for rank, (out, err) in enumerate(outputs):
+        for text, stream in ((out, sys.stdout), (err, sys.stderr)):
+            for line in text.splitlines():
+                print(f"[rank {rank}] {line}", file=stream)
