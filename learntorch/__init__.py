@@ -50,6 +50,7 @@ from .ops.indexing import (select, gather, scatter, scatter_add, index_select, i
 from .ops.broadcast import broadcast_shapes
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
 from . import utils, datasets, profiler
+from . import distributed
 
 bool_ = bool
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ Each one
 4. if that raises: writes the traceback to the job's folder (the launcher shows
    it with the rank), prints it, and aborts the whole MPI job.
 """
+import linecache
 import os
 import pickle
 import runpy
@@ -61,13 +62,19 @@ def _load_function(job_dir):
     """The function ``run_ranks`` was given, with its arguments."""
     with open(os.path.join(job_dir, "function.pkl"), "rb") as f:
         spec = pickle.load(f)  # written by run_ranks in this job's private folder
-    if spec["kind"] == "source":
-        # defined in a notebook or a script's __main__: rebuilt from its source text
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        exec(compile(spec["source"], f"<function {spec['name']}>", "exec"), namespace)
+    if spec["kind"] == "reference":
+        fn = spec["function"]
+    elif spec["kind"] == "script":
+        namespace = runpy.run_path(spec["path"], run_name="__mp_main__")
         fn = namespace[spec["name"]]
     else:
-        fn = spec["function"]
+        # a notebook's function, rebuilt from its source; registered with linecache
+        # so that a traceback shows its lines
+        source, filename = spec["source"], spec["filename"]
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+        exec(compile(source, filename, "exec"), namespace)
+        fn = namespace[spec["name"]]
     return fn, spec["args"], spec["kwargs"]
 
 
@@ -106,8 +113,11 @@ def _user_traceback(error):
 def _fail(job_dir, rank, text, code, MPI):
     if job_dir:
         _launching.error_file(job_dir, rank).write_text(text)
-    print(f"[rank {rank}] " + text.rstrip().replace("\n", f"\n[rank {rank}] "),
-          file=sys.stderr, flush=True)
+    if os.environ.get(_launching.CAPTURE) == "1":
+        print(text.rstrip(), file=sys.stderr, flush=True)  # run_ranks marks the lines itself
+    else:
+        print(f"[rank {rank}] " + text.rstrip().replace("\n", f"\n[rank {rank}] "),
+              file=sys.stderr, flush=True)
     sys.stdout.flush()
     MPI.COMM_WORLD.Abort(code)
 

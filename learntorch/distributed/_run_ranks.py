@@ -3,9 +3,10 @@
 learntorch-only.  torch starts ranks from a terminal (``torchrun``) or with
 ``torch.multiprocessing.spawn``, which cannot run a function defined in a
 notebook; this one can, because it sends the function's *source* to the ranks
-when the function lives in ``__main__`` (a notebook or a script), and a
-reference to it otherwise.  A function sent as source is rebuilt alone: it must
-import what it uses inside its body.
+when the function lives in a notebook, and a reference to it otherwise (a
+function of a script's ``__main__`` is found, as with multiprocessing, by
+running the script as ``__mp_main__`` on each rank).  A function sent as source
+is rebuilt alone: it must import what it uses inside its body.
 
 Each rank runs the code a torchrun script would (``dist.init_process_group
 ("mpi")``, ``dist.get_rank()``...); ``run_ranks`` collects each rank's return
@@ -14,6 +15,7 @@ value, stdout and stderr, shows the outputs (``show_output``), and raises
 job is then stopped, and no process is left behind.
 """
 import inspect
+import os
 import pickle
 import sys
 import textwrap
@@ -31,24 +33,40 @@ class RankResult:
     stderr: str
 
 
+def _main_script():
+    """The path of the script running as __main__, or None in a notebook or a REPL."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path and os.path.isfile(path) and "ipykernel" not in path:
+        return os.path.abspath(path)
+    return None
+
+
 def _function_spec(fn, args, kwargs):
-    module = getattr(fn, "__module__", None)
-    if module in (None, "__main__", "__mp_main__") or getattr(fn, "__name__", "") == "<lambda>":
-        if getattr(fn, "__name__", "") == "<lambda>" or not inspect.isfunction(fn):
-            raise TypeError("run_ranks needs a function defined with `def` (or a script path); "
-                            f"got {fn!r}")
-        if fn.__code__.co_freevars:
-            raise TypeError(f"{fn.__name__} uses variables of the function around it "
-                            f"({', '.join(fn.__code__.co_freevars)}); define it at the top "
-                            "level of the cell and pass what it needs as args=")
-        try:
-            source = textwrap.dedent(inspect.getsource(fn))
-        except (OSError, TypeError) as error:
-            raise TypeError(f"the source of {fn.__name__} cannot be read ({error}); put the "
-                            "function in a file and import it") from None
-        return {"kind": "source", "source": source, "name": fn.__name__, "args": args,
-                "kwargs": kwargs}
-    return {"kind": "reference", "function": fn, "args": args, "kwargs": kwargs}
+    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>":
+        raise TypeError("run_ranks needs a function defined with `def` (or a script path); "
+                        f"got {fn!r}")
+    module = fn.__module__
+    spec = {"args": args, "kwargs": kwargs, "name": fn.__qualname__}
+    if module not in ("__main__", "__mp_main__"):
+        return {**spec, "kind": "reference", "function": fn}
+    if fn.__code__.co_freevars or "<locals>" in fn.__qualname__:
+        raise TypeError(f"{fn.__name__} is defined inside another function; define it at the "
+                        "top level and pass what it needs as args=")
+    script = _main_script()
+    if script is not None:
+        # as multiprocessing's spawn: each rank runs the script as __mp_main__ (its
+        # `if __name__ == "__main__":` part does not run) and takes the function from it
+        return {**spec, "kind": "script", "path": script}
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as error:
+        raise TypeError(f"the source of {fn.__name__} cannot be read ({error}); put the "
+                        "function in a file and import it") from None
+    # a notebook: the function's own source, at its own line numbers (for tracebacks)
+    source = "\n" * (first_line - 1) + textwrap.dedent("".join(lines))
+    return {**spec, "kind": "source", "source": source,
+            "filename": fn.__code__.co_filename}
 
 
 def run_ranks(target, nprocs=2, args=(), kwargs=None, timeout=300, show_output=True):
