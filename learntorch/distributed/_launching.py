@@ -67,7 +67,12 @@ def result_file(job_dir, rank):
 def processes_of_job(job_id):
     """PIDs of the processes that still carry ``job_id`` in their environment (Linux's /proc;
     elsewhere an empty list)."""
-    marker = f"{JOB_ID}={job_id}".encode() + b"\0"
+    return processes_with_environment(JOB_ID, job_id)
+
+
+def processes_with_environment(name, value):
+    """PIDs of this user's processes whose environment has ``name=value``."""
+    marker = f"{name}={value}".encode() + b"\0"
     found = []
     proc = Path("/proc")
     if not proc.is_dir():
