@@ -248,8 +248,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
                   result=[tensor])
 
 
-def barrier(group=None, async_op=False, device_ids=None):
-    """Wait until every rank has reached this line."""
+def barrier(group=None, async_op=False, device_ids=None, timeout=None):
+    """Wait until every rank has reached this line (``timeout`` is accepted for torch's
+    signature: MPI's barrier does not time out)."""
     pg = resolve(group)
     _checks.agree(pg, "barrier")
     comm = pg._comm

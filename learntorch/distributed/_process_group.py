@@ -37,16 +37,22 @@ class ProcessGroup:
         return f"ProcessGroup(backend='mpi', rank={self.rank()}, size={self.size()})"
 
 
-class _GroupMember:
-    """``dist.group.WORLD``: the default group once ``init_process_group`` has run, else None."""
+class _HasWorld(type):
+    """Gives a class the attribute WORLD: the default group once ``init_process_group`` has
+    run, else None (torch's ``dist.group.WORLD``)."""
 
     @property
-    def WORLD(self):
+    def WORLD(cls):
         return _default
 
 
-group = _GroupMember()
-GroupMember = group
+class group(metaclass=_HasWorld):
+    """``dist.group.WORLD``, the group of every rank (the only group here)."""
+
+
+class GroupMember(metaclass=_HasWorld):
+    """``dist.GroupMember.WORLD`` (the same as ``dist.group.WORLD``)."""
+    NON_GROUP_MEMBER = -100
 
 
 def is_available():
