@@ -19,6 +19,8 @@ contenders are learntorch, numpy and PyTorch timed one process each: here the
 contenders are whole MPI jobs.  No test asserts them.
 """
 import argparse
+import contextlib
+import os
 import statistics
 import sys
 import time
@@ -85,6 +87,12 @@ def _step_seconds(model, x, y, steps):
     return (time.perf_counter() - start) / steps
 
 
+def single_job(batch, hidden, steps):
+    """Seconds per step of one process on the whole batch (a job of one rank)."""
+    model, x, y = _mlp_and_batch(batch, hidden)
+    return _step_seconds(model, x, y, steps)
+
+
 def ddp_job(batch, hidden, steps):
     """Seconds per DDP step, each rank on its half of the batch (the slowest rank's)."""
     from mpi4py import MPI
@@ -119,14 +127,32 @@ def measure_allreduce(numel, repeats, iterations):
 
 
 def measure_ddp(batch, hidden, steps, repeats):
-    ddp, single, ratios = [], [], []
+    """DDP on 2 ranks, one process with every core, one process with one thread: in turns."""
+    times = {"ddp": [], "single": [], "single, 1 thread": []}
     for _ in range(repeats):
-        ddp.append(run_ranks(ddp_job, nprocs=2, args=(batch, hidden, steps),
-                             show_output=False)[0].value)
-        model, x, y = _mlp_and_batch(batch, hidden)
-        single.append(_step_seconds(model, x, y, steps))
-        ratios.append(ddp[-1] / single[-1])
-    return spread(ddp), spread(single), spread(ratios)
+        times["ddp"].append(run_ranks(ddp_job, nprocs=2, args=(batch, hidden, steps),
+                                      show_output=False)[0].value)
+        times["single"].append(run_ranks(single_job, nprocs=1, args=(batch, hidden, steps),
+                                         show_output=False)[0].value)
+        with _environment(NUMBA_NUM_THREADS="1"):
+            times["single, 1 thread"].append(run_ranks(
+                single_job, nprocs=1, args=(batch, hidden, steps), show_output=False)[0].value)
+    ratios = [d / s for d, s in zip(times["ddp"], times["single"])]
+    return {k: spread(v) for k, v in times.items()}, spread(ratios)
+
+
+@contextlib.contextmanager
+def _environment(**values):
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _fmt(values, scale, unit):
@@ -153,9 +179,10 @@ def main(argv=None):
           f"{'met' if ratio[0] <= 3 else 'NOT met'} |")
     sys.stdout.flush()
     for batch, hidden, steps in sizes:
-        ddp, single, ratio = measure_ddp(batch, hidden, steps, args.repeats)
+        times, ratio = measure_ddp(batch, hidden, steps, args.repeats)
         print(f"| DDP step, MLP 64-{hidden}-{hidden}-10, batch {batch} (2 × {batch // 2}) | "
-              f"{_fmt(ddp, 1e3, 'ms')} | one process {_fmt(single, 1e3, 'ms')} | "
+              f"{_fmt(times['ddp'], 1e3, 'ms')} | one process {_fmt(times['single'], 1e3, 'ms')}"
+              f"; with 1 thread {_fmt(times['single, 1 thread'], 1e3, 'ms')} | "
               f"{_fmt(ratio, 1, '×')} | ≤ 1.3× {'met' if ratio[0] <= 1.3 else 'NOT met'} |")
         sys.stdout.flush()
 
