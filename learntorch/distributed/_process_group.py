@@ -133,15 +133,15 @@ def _mpi():
     return MPI
 
 
-def _check_size(name, given, actual, env_name):
-    if given is None or int(given) < 0:
+def _check_agrees(name, given, actual, source):
+    """``world_size``/``rank``, when given, must be what MPI's launcher made this process."""
+    if given is None or int(given) < 0 or int(given) == actual:
         return
-    if int(given) != actual:
-        raise ValueError(
-            f"init_process_group({name}={given}) was given, but MPI started this process as "
-            f"{name}={actual}.  With MPI the launcher decides: start {given if name == 'world_size' else 'N'} "
-            f"processes with python -m learntorch.distributed.run --nproc-per-node N script.py "
-            f"(or omit {name}=; {env_name} from the environment is read the same way)")
+    raise ValueError(
+        f"{source} says {name}={given}, but MPI started this process with {name}={actual}.  "
+        "With MPI the launcher decides how many ranks there are and which is which: start "
+        "N ranks with python -m learntorch.distributed.run --nproc-per-node N script.py (or "
+        "run_ranks(fn, nprocs=N)), and leave world_size and rank out")
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
@@ -163,15 +163,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     MPI = _mpi()
     world = MPI.COMM_WORLD
     actual_size, actual_rank = world.Get_size(), world.Get_rank()
-    if init_method in (None, "env://"):
-        # what torch reads from the environment for env://, checked against MPI's numbering
-        _check_size("world_size", os.environ.get("WORLD_SIZE") if world_size in (None, -1)
-                    else world_size, actual_size, "WORLD_SIZE")
-        _check_size("rank", os.environ.get("RANK") if rank in (None, -1) else rank,
-                    actual_rank, "RANK")
-    else:
-        _check_size("world_size", world_size, actual_size, "WORLD_SIZE")
-        _check_size("rank", rank, actual_rank, "RANK")
+    for name, given, actual, variable in (("world_size", world_size, actual_size, "WORLD_SIZE"),
+                                          ("rank", rank, actual_rank, "RANK")):
+        if given not in (None, -1):
+            _check_agrees(name, given, actual, f"init_process_group({name}={given})")
+        elif init_method in (None, "env://"):
+            # env:// reads the environment, as torch does: it must agree with MPI too
+            _check_agrees(name, os.environ.get(variable), actual,
+                          f"the environment variable {variable}")
     comm = world.Dup()
     # errors come back as Python exceptions (mpi4py's default for COMM_WORLD; made explicit)
     comm.Set_errhandler(MPI.ERRORS_RETURN)

@@ -107,9 +107,9 @@ def run_ranks(target, nprocs=2, args=(), kwargs=None, timeout=300, show_output=T
                                    job.job_id)
         results = []
         for rank in range(nprocs):
-            value = None
-            if spec is not None:
-                with open(result_file(job.dir, rank), "rb") as f:
+            value, path = None, result_file(job.dir, rank)
+            if spec is not None and path.exists():  # absent after a sys.exit(0) in the function
+                with open(path, "rb") as f:
                     value = pickle.load(f)  # written by our own rank, in our private folder
             results.append(RankResult(rank, value, *outputs[rank]))
         return results

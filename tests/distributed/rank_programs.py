@@ -276,7 +276,11 @@ def caught(fn, *args, **kwargs):
 def misuse():
     import learntorch as torch
     import learntorch.distributed as dist
+    import os
     out = {"wrong_world_size": caught(dist.init_process_group, "mpi", world_size=5)}
+    launcher_says, os.environ["WORLD_SIZE"] = os.environ["WORLD_SIZE"], "7"  # as if torchrun's
+    out["wrong_env_world_size"] = caught(dist.init_process_group, "mpi")
+    os.environ["WORLD_SIZE"] = launcher_says
     dist.init_process_group("mpi")
     rank = dist.get_rank()
     out["twice"] = caught(dist.init_process_group, "mpi")

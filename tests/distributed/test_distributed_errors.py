@@ -62,7 +62,10 @@ def expect(caught, error_type, *phrases):
 
 def test_world_size_that_disagrees_with_the_launcher_says_how_to_start_n_ranks(misuse):
     for out in misuse:
-        expect(out["wrong_world_size"], "ValueError", "world_size=5", "--nproc-per-node")
+        expect(out["wrong_world_size"], "ValueError", "init_process_group(world_size=5) says",
+               "MPI started this process with world_size=2", "--nproc-per-node N")
+        expect(out["wrong_env_world_size"], "ValueError",
+               "the environment variable WORLD_SIZE says world_size=7")
 
 
 def test_init_twice_is_torchs_value_error(misuse):
