@@ -48,7 +48,7 @@ def _averaging(array, op, size):
 def _start(blocking, nonblocking, args, async_op, finish=None, result=()):
     """Run a collective: blocking (returns None, as torch) or started (returns a Work)."""
     if async_op:
-        return Work([nonblocking(*args)], finish=finish, result=result)
+        return Work([nonblocking(*args)], finish=finish, result=result, buffers=args)
     blocking(*args)
     if finish is not None:
         finish()

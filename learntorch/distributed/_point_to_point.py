@@ -41,7 +41,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     pg = resolve(group)
     dst = _peer(pg, dst if dst is not None else group_dst, "dst", "isend")
     array = _checks.array_of(tensor, "isend")
-    return Work([pg._comm.Isend(_bytes(array), dest=dst, tag=tag)], result=[tensor])
+    return Work([pg._comm.Isend(_bytes(array), dest=dst, tag=tag)], result=[tensor],
+                buffers=[array])
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -76,4 +77,4 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     source = MPI.ANY_SOURCE if src is None else src
     status = MPI.Status()
     return Work([pg._comm.Irecv(_bytes(array), source=source, tag=tag)], result=[tensor],
-                status=status)
+                status=status, buffers=[array])

@@ -113,11 +113,11 @@ def _user_traceback(error):
 def _fail(job_dir, rank, text, code, MPI):
     if job_dir:
         _launching.error_file(job_dir, rank).write_text(text)
-    if os.environ.get(_launching.CAPTURE) == "1":
-        print(text.rstrip(), file=sys.stderr, flush=True)  # run_ranks marks the lines itself
-    else:
-        print(f"[rank {rank}] " + text.rstrip().replace("\n", f"\n[rank {rank}] "),
-              file=sys.stderr, flush=True)
+    if os.environ.get(_launching.CAPTURE) != "1":  # (run_ranks marks the lines itself)
+        text = f"[rank {rank}] " + text.rstrip().replace("\n", f"\n[rank {rank}] ")
+    # one write: the ranks share the terminal, and print's separate writes could interleave
+    sys.stderr.write(text.rstrip() + "\n")
+    sys.stderr.flush()
     sys.stdout.flush()
     MPI.COMM_WORLD.Abort(code)
 

@@ -10,8 +10,11 @@ copies from one receive buffer into the list of tensors -- which ``wait()``
 
 
 class Work:
-    def __init__(self, requests=(), finish=None, result=(), status=None):
+    def __init__(self, requests=(), finish=None, result=(), status=None, buffers=()):
         self._requests = list(requests)
+        # MPI reads and writes these arrays until the requests complete: holding them here
+        # keeps Python from freeing their memory under MPI (a temporary buffer would be)
+        self._buffers = buffers
         # an MPI.Status filled in for a single receive: who sent (irecv from any source)
         self._statuses = None if status is None else [status]
         self._finish = finish
@@ -28,6 +31,7 @@ class Work:
 
     def _complete(self, error):
         self._done = True
+        self._buffers = ()
         if error is not None:
             self._exception = RuntimeError(_explain(error))
             raise self._exception

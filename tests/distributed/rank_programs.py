@@ -93,6 +93,15 @@ def collectives():
     for w in works:
         w.wait()
     out["isend_irecv"] = (got.numpy().copy(), works[1].is_completed())
+    # an async collective on a temporary: the Work keeps its memory alive until wait()
+    from learntorch.distributed._collectives import all_reduce_array
+    work = all_reduce_array(dist.group.WORLD, np.full(200_000, float(rank + 1)),
+                            dist.ReduceOp.SUM, async_op=True)
+    import gc
+    gc.collect()
+    scratch = [np.zeros(200_000) for _ in range(4)]  # would take over freed memory
+    work.wait()
+    out["temporary_buffer_survives"] = float(sum(s.sum() for s in scratch))
     dist.barrier()
     dist.destroy_process_group()
     return out
