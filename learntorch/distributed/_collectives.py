@@ -66,8 +66,8 @@ def all_reduce_array(pg, array, op, async_op):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Every rank's ``tensor`` becomes the reduction (sum, by default) of all of them."""
-    pg = resolve(group)
     array = _checks.array_of(tensor, "all_reduce")
+    pg = resolve(group)
     _checks.writable(array, "tensor", "all_reduce")
     _check_op(op, array, "all_reduce")
     _checks.agree(pg, "all_reduce", array, op=op)
@@ -86,9 +86,9 @@ def _check_rank(pg, rank, what, opname):
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Every rank's ``tensor`` becomes rank ``src``'s."""
+    array = _checks.array_of(tensor, "broadcast")
     pg = resolve(group)
     src = _check_rank(pg, src if src is not None else group_src, "src", "broadcast")
-    array = _checks.array_of(tensor, "broadcast")
     if pg.rank() != src:
         _checks.writable(array, "tensor", "broadcast")
     _checks.agree(pg, "broadcast", array, root=src)
@@ -99,10 +99,10 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Rank ``dst``'s ``tensor`` becomes the reduction of all of them (the others' are left
     as they were)."""
-    from mpi4py import MPI
-    pg = resolve(group)
-    dst = _check_rank(pg, dst if dst is not None else group_dst, "dst", "reduce")
     array = _checks.array_of(tensor, "reduce")
+    pg = resolve(group)
+    from mpi4py import MPI  # (after resolve: MPI is started by init_process_group only)
+    dst = _check_rank(pg, dst if dst is not None else group_dst, "dst", "reduce")
     _check_op(op, array, "reduce")
     _checks.agree(pg, "reduce", array, root=dst, op=op)
     buffer, mpi = _reduction(array, op)
@@ -130,8 +130,8 @@ def _list_arrays(tensors, argname, opname, pg, like, like_name):
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """``tensor_list[r]`` becomes rank r's ``tensor``, on every rank."""
-    pg = resolve(group)
     array = _checks.array_of(tensor, "all_gather")
+    pg = resolve(group)
     outputs = _list_arrays(tensor_list, "tensor_list", "all_gather", pg, array, "tensor")
     for out, name in zip(outputs, range(len(outputs))):
         _checks.writable(out, f"tensor_list[{name}]", "all_gather")
@@ -158,9 +158,9 @@ def _output_holds(output, input, factor, opname, out_name, in_name):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """``output_tensor`` becomes the ranks' ``input_tensor`` one after the other (rank 0
     first): shape (world_size * n, ...) or (world_size, n, ...)."""
-    pg = resolve(group)
     array = _checks.array_of(input_tensor, "all_gather_into_tensor", "input_tensor")
     output = _checks.array_of(output_tensor, "all_gather_into_tensor", "output_tensor")
+    pg = resolve(group)
     _checks.writable(output, "output_tensor", "all_gather_into_tensor")
     _output_holds(output, array, pg.size(), "all_gather_into_tensor", "output_tensor",
                   "input_tensor")
@@ -172,9 +172,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``output`` on rank r becomes the reduction over all ranks of their ``input_list[r]``."""
-    from mpi4py import MPI  # noqa: F401  (MPI must be there; the buffers are numpy)
-    pg = resolve(group)
     out = _checks.array_of(output, "reduce_scatter", "output")
+    pg = resolve(group)
     _checks.writable(out, "output", "reduce_scatter")
     inputs = _list_arrays(input_list, "input_list", "reduce_scatter", pg, out, "output")
     _check_op(op, out, "reduce_scatter")
@@ -186,10 +185,10 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """``output`` on rank r becomes the reduction over all ranks of the r-th block of their
     ``input`` (which holds world_size blocks of ``output``'s size)."""
-    pg = resolve(group)
     out = _checks.array_of(output, "reduce_scatter_tensor", "output")
-    _checks.writable(out, "output", "reduce_scatter_tensor")
     array = _checks.array_of(input, "reduce_scatter_tensor", "input")
+    pg = resolve(group)
+    _checks.writable(out, "output", "reduce_scatter_tensor")
     _output_holds(array, out, pg.size(), "reduce_scatter_tensor", "input", "output")
     _check_op(op, out, "reduce_scatter_tensor")
     _checks.agree(pg, "reduce_scatter_tensor", array, op=op)
@@ -208,9 +207,9 @@ def _reduce_scatter_block(pg, send, out, op, async_op, output):
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """On rank ``dst``, ``gather_list[r]`` becomes rank r's ``tensor`` (other ranks pass
     ``gather_list=None``)."""
+    array = _checks.array_of(tensor, "gather")
     pg = resolve(group)
     dst = _check_rank(pg, dst if dst is not None else group_dst, "dst", "gather")
-    array = _checks.array_of(tensor, "gather")
     if pg.rank() == dst:
         outputs = _list_arrays(gather_list, "gather_list", "gather", pg, array, "tensor")
     elif gather_list:
@@ -231,9 +230,9 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank r's ``tensor`` becomes ``scatter_list[r]`` of rank ``src`` (other ranks pass
     ``scatter_list=None``)."""
+    array = _checks.array_of(tensor, "scatter")
     pg = resolve(group)
     src = _check_rank(pg, src if src is not None else group_src, "src", "scatter")
-    array = _checks.array_of(tensor, "scatter")
     _checks.writable(array, "tensor", "scatter")
     send = None
     if pg.rank() == src:

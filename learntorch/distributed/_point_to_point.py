@@ -30,17 +30,17 @@ def _bytes(array):
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send ``tensor`` to rank ``dst`` (blocks until it may be reused)."""
+    array = _checks.array_of(tensor, "send")
     pg = resolve(group)
     dst = _peer(pg, dst if dst is not None else group_dst, "dst", "send")
-    array = _checks.array_of(tensor, "send")
     pg._comm.Send(_bytes(array), dest=dst, tag=tag)
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Start sending ``tensor`` to ``dst``; do not change it before ``wait()``."""
+    array = _checks.array_of(tensor, "isend")
     pg = resolve(group)
     dst = _peer(pg, dst if dst is not None else group_dst, "dst", "isend")
-    array = _checks.array_of(tensor, "isend")
     return Work([pg._comm.Isend(_bytes(array), dest=dst, tag=tag)], result=[tensor],
                 buffers=[array])
 
@@ -48,10 +48,10 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Receive into ``tensor`` from rank ``src`` (from any rank when None); returns the
     sender's rank."""
-    from mpi4py import MPI
-    pg = resolve(group)
-    src = _peer(pg, src if src is not None else group_src, "src", "recv", any_allowed=True)
     array = _checks.array_of(tensor, "recv")
+    pg = resolve(group)
+    from mpi4py import MPI  # (after resolve: MPI is started by init_process_group only)
+    src = _peer(pg, src if src is not None else group_src, "src", "recv", any_allowed=True)
     _checks.writable(array, "tensor", "recv")
     status = MPI.Status()
     source = MPI.ANY_SOURCE if src is None else src
@@ -69,10 +69,10 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """Start receiving into ``tensor`` from ``src`` (any rank when None); after ``wait()``,
     ``work.source_rank()`` says who sent."""
-    from mpi4py import MPI
-    pg = resolve(group)
-    src = _peer(pg, src if src is not None else group_src, "src", "irecv", any_allowed=True)
     array = _checks.array_of(tensor, "irecv")
+    pg = resolve(group)
+    from mpi4py import MPI  # (after resolve: MPI is started by init_process_group only)
+    src = _peer(pg, src if src is not None else group_src, "src", "irecv", any_allowed=True)
     _checks.writable(array, "tensor", "irecv")
     source = MPI.ANY_SOURCE if src is None else src
     status = MPI.Status()

@@ -160,8 +160,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, trace=None):
     a list to which this rank appends ``(step, copy of its flat buffer)`` after each
     step (the division of AVG included in the last), what ``replay`` yields for it.
     """
-    pg = resolve(group)
     array = _checks.array_of(tensor, "ring.all_reduce")
+    pg = resolve(group)
     _checks.writable(array, "tensor", "ring.all_reduce")
     _check_op(op, array, "ring.all_reduce")
     _checks.agree(pg, "all_reduce", array, op=op)

@@ -4,6 +4,7 @@ The first tests need no MPI job (they fail before any message is sent); the rest
 run ``rank_programs.misuse`` on 2 ranks, where every rank must raise -- a
 mismatch between ranks is an error on all of them, not a hang.
 """
+import os
 import subprocess
 import sys
 
@@ -109,3 +110,22 @@ def test_send_to_oneself_and_a_receive_of_the_wrong_size_are_refused(misuse):
 def test_destroy_process_group_ends_the_group(misuse):
     for out in misuse:
         expect(out["after_destroy"], "ValueError", "has not been initialized")
+
+
+def test_tensor_arguments_are_checked_before_the_group_as_torch_does():
+    with pytest.raises(TypeError, match="Expected parameter `tensor`"):
+        dist.all_reduce([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"contiguous.*\.contiguous\(\)"):
+        dist.broadcast(torch.zeros(3, 4).t(), src=0)
+
+
+def test_a_gpu_tensor_is_refused_with_the_move_to_make():
+    # a CUDA tensor needs the CUDA simulator on a machine without a GPU: a fresh process
+    code = ("import learntorch, learntorch.distributed as dist\n"
+            "try:\n"
+            "    dist.all_reduce(learntorch.ones(2, device='cuda'))\n"
+            "except RuntimeError as error:\n"
+            "    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert "is on cuda:0" in result.stdout and ".cpu()" in result.stdout, result.stderr
