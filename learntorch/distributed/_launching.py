@@ -84,7 +84,7 @@ def processes_with_environment(name, value):
             environ = (entry / "environ").read_bytes()
         except OSError:  # gone already, or not ours to read
             continue
-        if marker in environ:
+        if environ.startswith(marker) or b"\0" + marker in environ:  # a whole entry
             found.append(int(entry.name))
     return found
 
