@@ -170,3 +170,19 @@ def test_run_ranks_runs_a_function_of_a_scripts_main_without_rerunning_the_scrip
 def test_run_ranks_refuses_a_lambda_and_a_nested_function():
     with pytest.raises(TypeError, match="defined with `def`"):
         run_ranks(lambda: 1)
+
+
+def test_the_search_for_left_processes_finds_a_process_that_carries_the_mark():
+    # so that the "nothing left" assertions above could fail
+    marker = uuid.uuid4().hex
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                               env={**os.environ, "LEARNTORCH_TEST_MARK": marker})
+    try:
+        deadline = time.monotonic() + 10
+        while sleeper.pid not in processes_with_environment("LEARNTORCH_TEST_MARK", marker):
+            assert time.monotonic() < deadline, "the marked process was not found"
+            time.sleep(0.05)
+        assert processes_with_environment("LEARNTORCH_TEST_MARK", marker[:-1]) == []
+    finally:
+        sleeper.kill()
+        sleeper.wait()
