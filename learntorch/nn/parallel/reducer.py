@@ -68,6 +68,8 @@ class Reducer:
     # -- each iteration: DDP.forward arms the reducer, the hooks do the rest
     def prepare_for_backward(self, unused_params=()):
         self.check_previous_finished()
+        if self.armed:  # a forward whose backward never ran: finish what it started
+            self._abandon()
         self.events = []
         self.next_to_launch = 0
         for bucket in self.buckets:
