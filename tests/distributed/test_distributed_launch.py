@@ -186,3 +186,21 @@ def test_the_search_for_left_processes_finds_a_process_that_carries_the_mark():
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_no_python_runs_a_program_with_the_ranks_environment(mpi, tmp_path):
+    result = run_command(["--nproc-per-node", "2", "--no-python", "printenv", "RANK"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split()) == ["0", "1"]
+
+
+def test_several_machines_are_named_to_mpiexec_with_the_hostfile(tmp_path):
+    from learntorch.distributed._launching import Job
+    job = Job(4, ["script", "train.py"], hostfile=tmp_path / "hosts", per_node=2)
+    try:
+        command = job.command()
+    finally:
+        job.cleanup()
+    assert command[1:7] == ["-n", "4", "-f", str(tmp_path / "hosts"), "-ppn", "2"]
+    assert command[-5:] == [sys.executable, "-m", "learntorch.distributed._rank_main", "script",
+                            "train.py"]
