@@ -1,8 +1,9 @@
 """The ring all-reduce, step by step: learntorch-only, for reading and for replaying.
 
 ``dist.all_reduce`` lets MPI choose its algorithm.  This module writes out the
-one that made data-parallel training scale (Baidu's ring, NCCL's default for
-large tensors), with point-to-point messages you can follow:
+one that made data-parallel training scale (the ring Baidu brought to deep
+learning, which NCCL uses for large tensors), with point-to-point messages you
+can follow:
 
 The N ranks stand in a ring (rank r sends to r+1 and receives from r-1) and
 each cuts its tensor into N chunks.
