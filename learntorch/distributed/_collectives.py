@@ -84,6 +84,13 @@ def _check_rank(pg, rank, what, opname):
     return int(rank)
 
 
+def broadcast_array(pg, array, src, async_op=False):
+    """Broadcast a contiguous numpy array from rank ``src``, unchecked (DDP's, whose ranks
+    were checked to hold the same model)."""
+    comm = pg._comm
+    return _start(comm.Bcast, comm.Ibcast, (_flat(array), src), async_op)
+
+
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Every rank's ``tensor`` becomes rank ``src``'s."""
     array = _checks.array_of(tensor, "broadcast")
@@ -92,8 +99,10 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg.rank() != src:
         _checks.writable(array, "tensor", "broadcast")
     _checks.agree(pg, "broadcast", array, root=src)
-    comm = pg._comm
-    return _start(comm.Bcast, comm.Ibcast, (_flat(array), src), async_op, result=[tensor])
+    work = broadcast_array(pg, array, src, async_op)
+    if work is not None:
+        work._result = [tensor]
+    return work
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):

@@ -24,8 +24,9 @@ weights into a plain model).
 """
 from contextlib import contextmanager
 
-from ... import is_grad_enabled, no_grad, Tensor
-from ...distributed import broadcast
+from ... import is_grad_enabled, Tensor
+from ...distributed._checks import array_of
+from ...distributed._collectives import broadcast_array
 from ...distributed._process_group import resolve
 from ..modules import Module
 from . import _buckets
@@ -85,18 +86,21 @@ class DistributedDataParallel(Module):
 
     def _sync_module_states(self):
         """Rank 0's parameters and buffers, copied to every rank."""
-        with no_grad():
-            for tensor in list(self.module.parameters()) + list(self.module.buffers()):
-                broadcast(tensor, src=0)
+        for tensor in list(self.module.parameters()) + list(self.module.buffers()):
+            broadcast_array(self.process_group, array_of(tensor, "DistributedDataParallel"),
+                            src=0)
+
+    def _sync_buffers(self):
+        for buffer in self.module.buffers():
+            broadcast_array(self.process_group, array_of(buffer, "DistributedDataParallel"),
+                            src=0)
 
     def forward(self, *inputs, **kwargs):
         sync = is_grad_enabled() and self.require_backward_grad_sync
         if sync:
             self.reducer.check_previous_finished()
             if self.broadcast_buffers:
-                with no_grad():
-                    for buffer in self.module.buffers():
-                        broadcast(buffer, src=0)
+                self._sync_buffers()
         output = self.module(*inputs, **kwargs)
         if sync:
             unused = _unused_parameters(self.module, output) if self.find_unused_parameters else ()
@@ -117,19 +121,21 @@ class DistributedDataParallel(Module):
 
 
 def _verify_same_model(pg, module):
-    """Every rank wraps the same architecture: same parameter names, shapes and dtypes."""
-    mine = [(n, tuple(p.shape), str(p.dtype)) for n, p in module.named_parameters()]
+    """Every rank wraps the same architecture: same parameter (and buffer) names, shapes and
+    dtypes -- after this check, DDP's broadcasts need no per-call check."""
+    mine = [(n, tuple(p.shape), str(p.dtype)) for n, p in
+            list(module.named_parameters()) + list(module.named_buffers())]
     everyone = pg._comm.allgather(mine)
     for rank, theirs in enumerate(everyone):
         if len(theirs) != len(everyone[0]):
             raise RuntimeError(
                 f"DDP expects same model across all ranks, but Rank {rank} has {len(theirs)} "
-                f"params, while rank 0 has inconsistent {len(everyone[0])} params.  Build the "
-                "same model on every rank")
+                f"parameters and buffers, while rank 0 has inconsistent {len(everyone[0])}.  "
+                "Build the same model on every rank")
         for (n0, s0, d0), (n, s, d) in zip(everyone[0], theirs):
             if (n0, s0, d0) != (n, s, d):
                 raise RuntimeError(
-                    f"DDP expects same model across all ranks, but rank {rank} has parameter "
+                    f"DDP expects same model across all ranks, but rank {rank} has "
                     f"{n} of shape {s} ({d}) where rank 0 has {n0} of shape {s0} ({d0}).  Build "
                     "the same model on every rank")
 
