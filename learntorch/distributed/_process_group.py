@@ -174,7 +174,26 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     comm = world.Dup()
     # errors come back as Python exceptions (mpi4py's default for COMM_WORLD; made explicit)
     comm.Set_errhandler(MPI.ERRORS_RETURN)
+    if actual_size > 1:
+        _abort_on_uncaught_exception(MPI)
     _default = ProcessGroup(comm)
+
+
+def _abort_on_uncaught_exception(MPI):
+    """An exception no code catches ends the whole job, not only this rank: the others would
+    wait for it in their next collective forever.  (Under learntorch's launcher, the rank's
+    first code does this already; this covers a plain ``mpiexec -n N python train.py``.)"""
+    import sys
+    previous = sys.excepthook
+    if getattr(previous, "_aborts_mpi", False):
+        return
+
+    def print_then_abort(kind, value, traceback):
+        previous(kind, value, traceback)
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)
+    print_then_abort._aborts_mpi = True
+    sys.excepthook = print_then_abort
 
 
 def destroy_process_group(group=None):

@@ -8,9 +8,11 @@ Each one
 2. sets the environment variables torchrun sets (RANK, LOCAL_RANK, WORLD_SIZE,
    LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT, ...), so scripts
    written for torchrun read them unchanged;
-3. runs what it was asked to: ``script PATH ARGS``, ``module NAME ARGS``,
-   ``exec PROGRAM ARGS`` (torchrun's --no-python) or ``function`` (``run_ranks``:
-   the function and its arguments are in the job's folder);
+3. runs what it was asked to: ``script PATH ARGS``, ``module NAME ARGS`` or
+   ``function`` (``run_ranks``: the function and its arguments are in the job's
+   folder) -- or, for ``exec PROGRAM ARGS`` (torchrun's --no-python), becomes
+   that program, with the variables read from mpiexec's own and MPI not started
+   (the program may start it);
 4. if that raises: writes the traceback to the job's folder (the launcher shows
    it with the rank), prints it, and aborts the whole MPI job.
 """
@@ -24,6 +26,33 @@ import traceback
 from . import _launching
 
 
+def _set_torchrun_environment(rank, size, local_rank, local_size, group_rank, group_size,
+                              master):
+    env = {
+        "RANK": rank, "WORLD_SIZE": size, "LOCAL_RANK": local_rank,
+        "LOCAL_WORLD_SIZE": local_size, "GROUP_RANK": group_rank,
+        "GROUP_WORLD_SIZE": group_size, "ROLE_RANK": rank, "ROLE_WORLD_SIZE": size,
+        "ROLE_NAME": "default", "MASTER_ADDR": os.environ.get("MASTER_ADDR", master),
+        "MASTER_PORT": os.environ.get("MASTER_PORT", "29500"),
+        "TORCHELASTIC_RUN_ID": os.environ.get(_launching.JOB_ID, "none"),
+        "TORCHELASTIC_RESTART_COUNT": 0, "TORCHELASTIC_MAX_RESTARTS": 0,
+    }
+    os.environ.update({k: str(v) for k, v in env.items()})
+
+
+def _environment_from_the_launcher():
+    """torchrun's variables from what mpiexec itself sets (MPICH's Hydra, or Open MPI), for
+    a program that must not find MPI started (``--no-python``: it may start MPI itself)."""
+    e = os.environ
+    rank = int(e.get("PMI_RANK", e.get("OMPI_COMM_WORLD_RANK", 0)))
+    size = int(e.get("PMI_SIZE", e.get("OMPI_COMM_WORLD_SIZE", 1)))
+    local_rank = int(e.get("MPI_LOCALRANKID", e.get("OMPI_COMM_WORLD_LOCAL_RANK", rank)))
+    local_size = int(e.get("MPI_LOCALNRANKS", e.get("OMPI_COMM_WORLD_LOCAL_SIZE", size)))
+    node = rank // local_size if local_size else 0  # mpiexec fills machines in turn (-ppn)
+    _set_torchrun_environment(rank, size, local_rank, local_size, node,
+                              max(1, size // max(1, local_size)), "127.0.0.1")
+
+
 def _torchrun_environment(MPI):
     world = MPI.COMM_WORLD
     rank, size = world.Get_rank(), world.Get_size()
@@ -34,16 +63,8 @@ def _torchrun_environment(MPI):
     local.Free()
     leaders = world.allgather(local_rank == 0)
     master = world.bcast(MPI.Get_processor_name() if rank == 0 else None, root=0)
-    env = {
-        "RANK": rank, "WORLD_SIZE": size, "LOCAL_RANK": local_rank,
-        "LOCAL_WORLD_SIZE": local_size, "GROUP_RANK": sum(leaders[:node_first_rank]),
-        "GROUP_WORLD_SIZE": sum(leaders), "ROLE_RANK": rank, "ROLE_WORLD_SIZE": size,
-        "ROLE_NAME": "default", "MASTER_ADDR": os.environ.get("MASTER_ADDR", master),
-        "MASTER_PORT": os.environ.get("MASTER_PORT", "29500"),
-        "TORCHELASTIC_RUN_ID": os.environ.get(_launching.JOB_ID, "none"),
-        "TORCHELASTIC_RESTART_COUNT": 0, "TORCHELASTIC_MAX_RESTARTS": 0,
-    }
-    os.environ.update({k: str(v) for k, v in env.items()})
+    _set_torchrun_environment(rank, size, local_rank, local_size, sum(leaders[:node_first_rank]),
+                              sum(leaders), master)
     return rank
 
 
@@ -86,10 +107,6 @@ def _run(kind, target, args, job_dir, rank):
     elif kind == "module":
         sys.argv = [target, *args]
         runpy.run_module(target, run_name="__main__", alter_sys=True)
-    elif kind == "exec":
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execvp(target, [target, *args])
     elif kind == "function":
         fn, fn_args, fn_kwargs = _load_function(job_dir)
         value = fn(*fn_args, **fn_kwargs)
@@ -125,6 +142,11 @@ def _fail(job_dir, rank, text, code, MPI):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     kind, target, args = argv[0], (argv[1] if len(argv) > 1 else None), argv[2:]
+    if kind == "exec":
+        # another program takes this process over: MPI must not be started here, or the
+        # program would leave it without finishing it (mpiexec then drops its output)
+        _environment_from_the_launcher()
+        os.execvp(target, [target, *args])
     from mpi4py import MPI  # starts MPI: from here on, one rank's failure ends the job
     rank = _torchrun_environment(MPI)
     job_dir = os.environ.get(_launching.JOB_DIR)

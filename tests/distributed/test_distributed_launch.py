@@ -204,3 +204,25 @@ def test_several_machines_are_named_to_mpiexec_with_the_hostfile(tmp_path):
     assert command[1:7] == ["-n", "4", "-f", str(tmp_path / "hosts"), "-ppn", "2"]
     assert command[-5:] == [sys.executable, "-m", "learntorch.distributed._rank_main", "script",
                             "train.py"]
+
+
+def test_under_a_plain_mpiexec_an_uncaught_exception_still_ends_every_rank(mpi, tmp_path):
+    # without learntorch's launcher: init_process_group makes an uncaught exception abort
+    # the MPI job, so rank 0 does not wait forever in its all_reduce
+    from learntorch.distributed._launching import mpiexec
+    (tmp_path / "plain.py").write_text(textwrap.dedent("""
+        import learntorch as torch
+        import learntorch.distributed as dist
+        dist.init_process_group("mpi")
+        if dist.get_rank() == 1:
+            raise ValueError("rank one gives up")
+        dist.all_reduce(torch.ones(2))
+    """))
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "LEARNTORCH_TEST_MARK": marker,
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([mpiexec(), "-n", "2", sys.executable, "plain.py"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "ValueError: rank one gives up" in result.stderr
+    assert processes_with_environment("LEARNTORCH_TEST_MARK", marker) == []
