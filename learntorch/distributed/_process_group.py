@@ -179,6 +179,13 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _default = ProcessGroup(comm)
 
 
+def _pause_for_mpiexec_to_forward_output():
+    """mpiexec copies each rank's output from a pipe; an abort stops that copying at once,
+    and the end of a traceback written just before could be lost.  A moment first."""
+    import time
+    time.sleep(0.2)
+
+
 def _abort_on_uncaught_exception(MPI):
     """An exception no code catches ends the whole job, not only this rank: the others would
     wait for it in their next collective forever.  (Under learntorch's launcher, the rank's
@@ -191,6 +198,7 @@ def _abort_on_uncaught_exception(MPI):
     def print_then_abort(kind, value, traceback):
         previous(kind, value, traceback)
         sys.stderr.flush()
+        _pause_for_mpiexec_to_forward_output()
         MPI.COMM_WORLD.Abort(1)
     print_then_abort._aborts_mpi = True
     sys.excepthook = print_then_abort

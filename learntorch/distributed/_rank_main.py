@@ -24,6 +24,7 @@ import sys
 import traceback
 
 from . import _launching
+from ._process_group import _pause_for_mpiexec_to_forward_output
 
 
 def _set_torchrun_environment(rank, size, local_rank, local_size, group_rank, group_size,
@@ -136,6 +137,7 @@ def _fail(job_dir, rank, text, code, MPI):
     sys.stderr.write(text.rstrip() + "\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    _pause_for_mpiexec_to_forward_output()
     MPI.COMM_WORLD.Abort(code)
 
 
