@@ -44,6 +44,8 @@ NAMESPACES = [
     ("learntorch.nn.parallel", "torch.nn.parallel"),
     ("learntorch.profiler", "torch.profiler"),
     ("learntorch.cuda", "torch.cuda"),
+    ("learntorch.onnx", "torch.onnx"),
+    ("learntorch.fx", "torch.fx"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
@@ -69,6 +71,8 @@ LEARNTORCH_ONLY = {
                                 "never unpickles (torch.serialization pickles)",
     "learntorch.backends": "learntorch's kernels: `set_backend(\"numba\" | \"numpy\" | obj)`, "
                            "`use(...)` (torch.backends holds flags for cuDNN, MKL, ...)",
+    "learntorch.tiers": "which tier runs: `set_tier(\"reference\" | \"fast\")`, `use(...)` -- the "
+                        "engine exactly as written, or with the fast tier's replacements",
     "learntorch.factories": "the module that defines the tensor factories; use the names it "
                             "exports from `learntorch` itself",
     "learntorch.ops": "the differentiable functions, one file per family (torch.ops is the "
@@ -106,6 +110,30 @@ LEARNTORCH_ONLY = {
                                       "buckets during backward (torch's is C++, internal)",
     "learntorch.autograd.is_grad_enabled": "same as `learntorch.is_grad_enabled`; torch has it "
                                            "only at the top level",
+    "learntorch.fx": "a concrete tracer: `capture(model, *inputs)` runs the model once and records "
+                     "the engine's ops with their shapes (torch.fx's symbolic_trace records "
+                     "Python calls on proxies instead); its Graph feeds learntorch.onnx.export",
+    "learntorch.fx.capture": "runs a model or function once on example inputs and returns the "
+                             "Graph of the ops it ran (nearest in torch: torch.jit.trace, "
+                             "torch.export.export)",
+    "learntorch.fx.CaptureError": "raised when a call cannot be captured faithfully (a value "
+                                  "computed outside the engine's Functions, an unseen in-place "
+                                  "change)",
+    "learntorch.fx.Graph": "a captured graph: nodes in execution order, `attributes`, `code`, "
+                           "`tabular()`, callable with shape guards; torch.fx.Graph is symbolic "
+                           "and has other methods",
+    "learntorch.fx.Node": "one node of a captured Graph: torch.fx's op vocabulary (placeholder, "
+                          "get_attr, call_function, output) with a Function class as target, "
+                          "shapes and the op's kind; torch.fx.Node has other attributes",
+    "learntorch.fx.TensorMeta": "shape, dtype and device of a captured tensor (torch keeps "
+                                "these in torch.fx.passes.shape_prop.TensorMetadata)",
+    "learntorch.fx.op_kinds": "the kind of each engine op (elementwise, reduction, matmul, conv, "
+                              "...), read by the ONNX exporter and by a compiler",
+    "learntorch.fx.graph": "the module defining Graph, Node and TensorMeta (torch.fx.graph "
+                           "defines torch's symbolic Graph)",
+    "learntorch.fx.interpreter": "runs a captured Graph again, each node's Function.apply "
+                                 "after checking shapes and dtypes (torch.fx.interpreter holds "
+                                 "torch's Interpreter class)",
 }
 
 RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but not torch's "
@@ -113,9 +141,22 @@ RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but n
 
 # What introspection cannot see, written down once (each was checked by hand).
 NOTES = {
-    "learntorch.get_rng_state": "returns an opaque state object, not torch's uint8 tensor; "
-                                "give it back to `set_rng_state`",
-    "learntorch.set_rng_state": "takes what `get_rng_state` returned, not a uint8 tensor",
+    "learntorch.get_rng_state": "a uint8 tensor as torch's, but 53 bytes of learntorch's PCG64 "
+                                "state, not torch's 5056-byte Mersenne Twister state (the two "
+                                "cannot be exchanged)",
+    "learntorch.set_rng_state": "takes what learntorch's `get_rng_state` returned; torch's state "
+                                "is refused with the reason",
+    "learntorch.load": "never unpickles (torch.save files are refused); `max_bytes=` (learntorch "
+                       "only, 1 GiB by default) limits what a file may expand to; "
+                       "`weights_only` and `mmap` are accepted and change nothing",
+    "learntorch.onnx.export": "one exporter (learntorch.fx's tracer): dynamo, optimize, report, "
+                              "profile, dump_exported_program, artifacts_dir, external_data, "
+                              "do_constant_folding, custom_opsets, export_modules_as_functions "
+                              "and autograd_inlining are accepted and change nothing; "
+                              "custom_translation_table and keyword inputs are refused",
+    "learntorch.onnx.ONNXProgram": "what export returns, not made by hand: `model_proto`, "
+                                   "`save(path)`, calling it runs ONNX Runtime, `verify(*args)`, "
+                                   "and `graph`, the captured learntorch graph",
     "learntorch.Generator": RANDOM_NOTE,
     "learntorch.distributed": "the mpi backend only (over mpi4py and MPICH's wheel): "
                               "`init_process_group(\"gloo\" or \"nccl\")` raises; one process "
@@ -482,7 +523,8 @@ HEADER = """\
 `import learntorch as torch` runs code written for PyTorch when it sticks to the names below.
 Each public name of `learntorch`, `learntorch.Tensor`, `learntorch.autograd`, `learntorch.nn` (with
 `nn.functional`, `nn.init`, `nn.utils`, `nn.parallel`), `learntorch.optim` (with `lr_scheduler`),
-`learntorch.utils.data` and `learntorch.distributed` has a row: its
+`learntorch.utils.data`, `learntorch.distributed`, `learntorch.profiler`, `learntorch.cuda`,
+`learntorch.onnx` and `learntorch.fx` has a row: its
 kind, its PyTorch {torch_version} twin, whether the parameters agree, and what differs.
 
 This file is generated by `python scripts/api_table.py` (or `make api-table`) from the code

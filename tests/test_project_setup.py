@@ -64,9 +64,11 @@ def imported_modules(path):
                 yield node.lineno, node.args[0].value.split(".")[0]
 
 
-# Optional components (extras of the distribution), each imported only inside the one
-# feature that needs it, and only when that feature is used (DESIGN.md §9).
-OPTIONAL_IMPORTS = {"mpi4py": "learntorch/distributed/"}
+# Optional components (DESIGN.md section 9): a package of an extra may be imported only by
+# the subpackage whose feature needs it, which imports it when that feature is used (the
+# test that `import learntorch` leaves it unimported lives with the feature's tests).
+OPTIONAL_IMPORTS = {"learntorch/onnx": ("deploy", {"onnx", "onnxruntime"}),
+                    "learntorch/distributed": ("distributed", {"mpi4py"})}
 
 
 def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
@@ -74,15 +76,25 @@ def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
     files = sorted((ROOT / "learntorch").rglob("*.py"))
     assert len(files) > 10, "learntorch/ should hold the engine's files"
 
-    def allowed_in(path, name):
-        folder = OPTIONAL_IMPORTS.get(name)
-        return name in allowed or (folder is not None
-                                   and path.relative_to(ROOT).as_posix().startswith(folder))
+    def optional(path):
+        for folder, (_, names) in OPTIONAL_IMPORTS.items():
+            if path.relative_to(ROOT).as_posix().startswith(folder + "/"):
+                return names
+        return set()
     bad = [f"{path.relative_to(ROOT)}:{line}: import {name}"
            for path in files for line, name in imported_modules(path)
-           if not allowed_in(path, name)]
+           if name not in allowed | optional(path)]
     assert not bad, ("the engine imports only numpy, numba and the standard library (widgets, "
                      "course and torch live outside it):\n  " + "\n  ".join(bad))
+
+
+def test_optional_imports_are_declared_in_their_extra():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    for folder, (extra, names) in OPTIONAL_IMPORTS.items():
+        assert (ROOT / folder).is_dir(), f"OPTIONAL_IMPORTS names {folder}, which is gone"
+        declared = {requirement_name(r) for r in extras.get(extra, [])}
+        assert names <= declared, f"{folder} imports {sorted(names - declared)}: add them to " \
+                                  f"the [{extra}] extra of pyproject.toml"
 
 
 def test_the_import_scan_sees_every_form_of_import(tmp_path):

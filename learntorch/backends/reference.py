@@ -139,9 +139,13 @@ class NumpyBackend:
         out = np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
         return as_array(out if keepdim else np.squeeze(out, axis=dims))
 
-    # ---- reductions ----
+    # ---- reductions, and their backward: broadcasting back ----
     def sum(self, x, dims, keepdim):
         return as_array(np.sum(x, axis=dims, keepdims=keepdim))
+
+    def broadcast_to(self, x, shape):
+        """``x`` repeated along its size-1 dims to ``shape``: a read-only view, no copy."""
+        return np.broadcast_to(x, shape)
 
     # ---- linear algebra ----
     def matmul(self, a, b):
