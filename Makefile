@@ -14,7 +14,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= jupyter,dev,oracle,cuda,deploy
+EXTRAS ?= jupyter,dev,oracle,cuda,deploy,distributed
 # Written after a successful install; it is newer than pyproject.toml exactly when
 # there is nothing left to install.  Its name lists the top-level packages, because
 # an editable install only knows the packages that existed when it ran: a new one

@@ -67,7 +67,8 @@ def imported_modules(path):
 # Optional components (DESIGN.md section 9): a package of an extra may be imported only by
 # the subpackage whose feature needs it, which imports it when that feature is used (the
 # test that `import learntorch` leaves it unimported lives with the feature's tests).
-OPTIONAL_IMPORTS = {"learntorch/onnx": ("deploy", {"onnx", "onnxruntime"})}
+OPTIONAL_IMPORTS = {"learntorch/onnx": ("deploy", {"onnx", "onnxruntime"}),
+                    "learntorch/distributed": ("distributed", {"mpi4py"})}
 
 
 def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
