@@ -50,6 +50,10 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 # Two worker processes (pytest-xdist) for the two cores CI has; 0 runs in one process.
 PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?=
+# After the whole suite, `make check` runs the oracle suite (ops, autograd, nn, optim and a
+# training run, compared with PyTorch) once more in the reference tier (LEARNTORCH_REFERENCE=1:
+# the engine exactly as written, numpy backend), so that what a learner reads is proven too.
+REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/test_end_to_end_digits.py
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_ARGS ?= --markdown BENCHMARKS.md
@@ -112,6 +116,11 @@ check:
 	if [ $$rc -eq 5 ]; then \
 	  echo "make: FAILED: pytest collected no tests (exit code 5). Check that tests/ is" \
 	       "there and that PYTEST_ARGS='$(PYTEST_ARGS)' selects some." >&2; \
+	fi; \
+	if [ $$rc -eq 0 ] && [ -z "$(PYTEST_ARGS)" ]; then \
+	  echo "running the oracle suite in the reference tier (LEARNTORCH_REFERENCE=1)"; \
+	  LEARNTORCH_REFERENCE=1 $(PY) -m pytest -n $(PYTEST_WORKERS) $(REFERENCE_TESTS) || rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "make: FAILED: the reference-tier session collected no tests" >&2; fi; \
 	fi; \
 	exit $$rc
 

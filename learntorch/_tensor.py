@@ -44,21 +44,9 @@ class Tensor:
     # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
     __array_ufunc__ = None
 
-    def __init__(self, *args, **kwargs):
-        # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor, float32 for
-        # lists and sizes
-        from . import factories
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            made = args[0]  # torch.Tensor(t) aliases t: same memory, same dtype
-        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            made = factories.tensor(args[0], dtype=_dtypes.get_default_dtype())
-        else:
-            made = factories.empty(*args, **kwargs)
-        _init_from_array(self, made._data)
-        # calling __init__ again on a tensor re-initialises it: drop its old rare attributes
-        # (only here: reading __dict__ allocates it, which every new tensor would pay)
-        for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
-            self.__dict__.pop(name, None)
+    # ``Tensor(data)`` and ``Tensor(2, 3)``, torch's legacy constructor, make tensors from
+    # Python data: that is the factories' job, which sit above this class, so its
+    # ``__init__`` is attached with the other methods (``_tensor_methods.legacy_init``).
 
     @staticmethod
     def _wrap(array, requires_grad=False):

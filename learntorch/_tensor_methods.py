@@ -6,12 +6,33 @@ which all go through one rule (``ops._inplace.apply_inplace``).
 """
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import (activations, arithmetic, comparison, indexing, joining, linalg,
                   pointwise_ternary, reductions, shape, softmax, sorting, special, unary)
 from .ops._inplace import apply_inplace
+
+
+# ---------------------------------------------------------------- the legacy constructor
+def legacy_init(self, *args, **kwargs):
+    """``torch.Tensor(data)`` / ``torch.Tensor(2, 3)``: the legacy constructor, float32 for
+    lists and sizes (``Tensor.__init__``; ``_tensor.py`` says why it lives here)."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        made = args[0]  # torch.Tensor(t) aliases t: same memory, same dtype
+    elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        made = factories.tensor(args[0], dtype=_dtypes.get_default_dtype())
+    else:
+        made = factories.empty(*args, **kwargs)
+    _tensor._init_from_array(self, made._data)
+    # calling __init__ again on a tensor re-initialises it: drop its old rare attributes
+    # (only here: reading __dict__ allocates it, which every new tensor would pay)
+    for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
+        self.__dict__.pop(name, None)
+
+
+Tensor.__init__ = legacy_init
+
 
 # ---------------------------------------------------------------- plain methods
 _METHODS = {

@@ -291,7 +291,9 @@ def _made_on_gpu(device, generator):
 
 
 def _cuda_random():
+    """The GPU's generators, seeded like the cpu's default one before their first draw."""
     from .backends.cuda import random
+    random.seed_from(_random.default_generator.initial_seed())
     return random
 
 

@@ -10,6 +10,8 @@ it and a resumed run draws exactly the numbers the uninterrupted one would.
 """
 import numpy as np
 
+from ._tensor import Tensor
+
 
 class Generator:
     """A source of random numbers with its own state, as ``torch.Generator``."""
@@ -43,8 +45,7 @@ class Generator:
         generator's own (see ``_STATE_LAYOUT``), not torch's 5056-byte Mersenne
         Twister state: the two libraries cannot exchange states.
         """
-        from .factories import from_numpy
-        return from_numpy(_pack_state(self._rng.bit_generator.state, self._seed))
+        return Tensor._wrap(_pack_state(self._rng.bit_generator.state, self._seed))
 
     def set_state(self, new_state):
         """Go back to a state ``get_state`` returned: the next numbers are the ones that

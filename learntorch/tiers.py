@@ -57,7 +57,7 @@ def use(tier):
         yield
     finally:
         set_tier(previous)
-        backends.current = previous_backend
+        backends.set_backend(previous_backend)
 
 
 def _from_environment():

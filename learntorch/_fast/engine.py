@@ -168,6 +168,19 @@ def apply_raw(node, grad_arrays):
     return node.apply([None if g is None else _wrap(g) for g in grad_arrays])
 
 
+def wrap_apply_raw(wrapper):
+    """Make the engine call ``wrapper(apply_raw)`` for every node (the profiler times nodes
+    so); returns a function that puts the plain ``apply_raw`` back."""
+    global apply_raw
+    original = apply_raw
+    apply_raw = wrapper(original)
+
+    def restore():
+        global apply_raw
+        apply_raw = original
+    return restore
+
+
 def _zeros(meta, like):
     import numpy as np
     shape, dtype = meta

@@ -80,6 +80,40 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run_backward(tensors, grads, retain_graph, create_graph, inputs)
 
 
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}, shape "
+                               f"{list(t.shape)}) does not require grad")
+    grads = make_grads(outputs, _as_tuple(grad_outputs))
+    steps = backward_steps(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    try:
+        while True:
+            next(steps)
+    except StopIteration as stop:
+        result = stop.value
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, g in enumerate(result):
+        if g is None:
+            if materialize_grads:
+                result[i] = inputs[i].detach().new_zeros(inputs[i].shape)
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}, shape "
+                    f"{list(inputs[i].shape)}) appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            result[i] = g.detach()
+    return tuple(result)
+
+
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
     """Run backward to the end, accumulating into leaves' ``.grad``."""
     for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs):

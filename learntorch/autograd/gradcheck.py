@@ -14,19 +14,28 @@ differences taken with ``eps = 1e-6``.
 
 ``gradgradcheck`` runs the same check on the function ``x -> grad(f(x))``
 (built with ``create_graph=True``), which tests second derivatives.
+
+Like the rest of ``autograd``, this file knows tensors by what they carry and makes
+new ones with methods of the tensors it is given (``new_zeros``, ``new_tensor``):
+the Tensor class sits above it.
 """
 import warnings
 
 import numpy as np
+
+from .engine import grad as autograd_grad
 
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck when the gradients disagree (a RuntimeError, as in torch)."""
 
 
+def _is_tensor(x):
+    return hasattr(x, "_grad_fn")
+
+
 def _as_tuple(x):
-    from .._tensor import Tensor
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if _is_tensor(x) else tuple(x)
 
 
 def _flat_outputs(func, inputs):
@@ -58,8 +67,6 @@ def numerical_jacobian(func, inputs, j, eps):
 
 def analytical_jacobian(func, inputs, diff_idx, o):
     """d(output o)/d(inputs[j]) from autograd, for every j in ``diff_idx``."""
-    from . import grad as autograd_grad
-    from ..factories import zeros_like
     out = _as_tuple(func(*inputs))[o]
     numel = 0 if out is None else out.numel()
     jac = {j: np.zeros((inputs[j].numel(), numel)) for j in diff_idx}
@@ -67,7 +74,7 @@ def analytical_jacobian(func, inputs, diff_idx, o):
         return jac  # an output that does not depend on the inputs: a zero Jacobian
     wrt = [inputs[j] for j in diff_idx]
     for i in range(numel):
-        one_hot = zeros_like(out)
+        one_hot = out.detach().new_zeros(out.shape)
         one_hot._data.reshape(-1)[i] = 1
         grads = autograd_grad(out, wrt, one_hot, retain_graph=True, allow_unused=True)
         for j, g in zip(diff_idx, grads):
@@ -91,9 +98,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     options for forward-mode AD, batched gradients and sparse tensors are
     accepted and ignored (learntorch has none of those).
     """
-    from .._tensor import Tensor
     inputs = _as_tuple(inputs)
-    diff_idx = [j for j, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    diff_idx = [j for j, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
                          "none of them have requires_grad=True.")
@@ -114,15 +120,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     return False
                 raise GradcheckError(
                     f"Jacobian mismatch for output {o} with respect to input {j},\n"
-                    f"numerical:{_show(num)}\nanalytical:{_show(analytical)}\n"
+                    f"numerical:{_show(num, inputs[j])}\n"
+                    f"analytical:{_show(analytical, inputs[j])}\n"
                     f"largest difference {np.abs(num - analytical).max():.3g} "
                     f"(atol={atol}, rtol={rtol})\n")
     return True
 
 
-def _show(jacobian):
-    from ..factories import tensor
-    return repr(tensor(jacobian, dtype="float64"))
+def _show(jacobian, like):
+    """The Jacobian printed as a tensor (made by ``like``, a tensor, on the cpu)."""
+    return repr(like.new_tensor(jacobian, device="cpu"))
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -136,20 +143,16 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     own gradient needs the backward formulas of ``func`` to be differentiable.
     ``grad_outputs`` defaults to fixed random tensors (seeded, so reruns agree).
     """
-    from .._tensor import Tensor
-    from . import grad as autograd_grad
-    from ..factories import randn
-    from ..random import Generator
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
-        generator = Generator().manual_seed(0)
-        grad_outputs = [randn(tuple(o.shape), dtype=o.dtype, generator=generator)
+        rng = np.random.default_rng(0)
+        grad_outputs = [o.detach().new_tensor(rng.standard_normal(tuple(o.shape)))
                         for o in _as_tuple(func(*inputs)) if o.requires_grad]
     grad_outputs = _as_tuple(grad_outputs)
 
     def first_derivatives(*xs):
         outputs = [o for o in _as_tuple(func(*xs)) if o.requires_grad]
-        wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        wrt = [x for x in xs if _is_tensor(x) and x.requires_grad]
         return autograd_grad(outputs, wrt, grad_outputs, create_graph=True, allow_unused=True)
 
     return gradcheck(first_derivatives, inputs, eps=eps, atol=atol, rtol=rtol,

@@ -10,7 +10,7 @@ them as usual.
 """
 import operator
 
-from .graph import TensorMeta, map_nodes
+from .node import TensorMeta, map_nodes
 
 
 def check_inputs(graph, inputs):

@@ -77,11 +77,9 @@ class _Patches:
             return
         Function, BackwardNode = _function.Function, _function.BackwardNode
         cls.originals = {"forward": Function.__dict__["apply"],
-                         "backward": BackwardNode.__dict__["apply"],
-                         "backward_raw": _engine.apply_raw}
+                         "backward": BackwardNode.__dict__["apply"]}
         forward = cls.originals["forward"].__func__
         backward = cls.originals["backward"]
-        backward_raw = cls.originals["backward_raw"]
         in_raw = []  # the node whose array backward is being timed (it may call node.apply)
 
         def timed_forward(fn_cls, *args, **kwargs):
@@ -94,18 +92,20 @@ class _Patches:
             return _record(node.name(), "backward", grad_outputs,
                            lambda: backward(node, grad_outputs))
 
-        def timed_backward_raw(node, grad_arrays):
-            # the engine's path for plain backward(): gradients as arrays, not Tensors
-            in_raw.append(node)
-            try:
-                return _record(node.name(), "backward", grad_arrays,
-                               lambda: backward_raw(node, grad_arrays))
-            finally:
-                in_raw.pop()
+        def timed_backward_raw(backward_raw):
+            # the fast engine's path for plain backward(): gradients as arrays, not Tensors
+            def timed(node, grad_arrays):
+                in_raw.append(node)
+                try:
+                    return _record(node.name(), "backward", grad_arrays,
+                                   lambda: backward_raw(node, grad_arrays))
+                finally:
+                    in_raw.pop()
+            return timed
 
         Function.apply = classmethod(timed_forward)
         BackwardNode.apply = timed_backward
-        _engine.apply_raw = timed_backward_raw
+        cls.originals["restore_raw"] = _engine.wrap_apply_raw(timed_backward_raw)
 
     @classmethod
     def remove(cls):
@@ -114,7 +114,7 @@ class _Patches:
             return
         _function.Function.apply = cls.originals["forward"]
         _function.BackwardNode.apply = cls.originals["backward"]
-        _engine.apply_raw = cls.originals["backward_raw"]
+        cls.originals["restore_raw"]()
 
 
 class profile:

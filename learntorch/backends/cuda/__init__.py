@@ -30,3 +30,4 @@ Nothing here is imported by ``import learntorch``: numba.cuda loads with the
 first cuda tensor.  Without a GPU, run with ``NUMBA_ENABLE_CUDASIM=1`` and
 Numba's simulator runs every kernel on the CPU.
 """
+from . import backend, indexing, numpy_api  # noqa: F401,E402  (each registers itself on CudaArray)

@@ -31,6 +31,7 @@ views keep their owner alive.
 """
 import numbers
 import operator
+import sys
 
 import numpy as np
 
@@ -174,11 +175,14 @@ class CudaArray(np.lib.mixins.NDArrayOperatorsMixin):
     def device(self):
         return "cuda:0"
 
-    @property
-    def backend(self):
-        """The backend primitives numpy cannot express (``backend.py``)."""
-        from .backend import cuda_backend
-        return cuda_backend
+    # What numpy's functions, ufuncs and indexing do on a CudaArray, and the backend of the
+    # primitives numpy cannot express, are implemented above this file (numpy_api.py,
+    # indexing.py, backend.py), which import it; each registers itself here when the cuda
+    # package loads (``backends/cuda/__init__.py`` imports them all).
+    numpy_functions = {}   # np.function -> its CUDA implementation (numpy_api.implements)
+    ufuncs = None          # numpy_api.apply_ufunc
+    indexing = None        # the indexing module: getitem, setitem
+    backend = None         # the CudaBackend (backend.py)
 
     def data_ptr(self):
         """The buffer's device address plus the offset (what Tensor.data_ptr reports)."""
@@ -280,12 +284,10 @@ class CudaArray(np.lib.mixins.NDArrayOperatorsMixin):
                           self._offset)
 
     def __getitem__(self, key):
-        from .indexing import getitem
-        return getitem(self, key)
+        return CudaArray.indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        from .indexing import setitem
-        setitem(self, key, value)
+        CudaArray.indexing.setitem(self, key, value)
 
     # ------------------------------------------------------------ copies and casts
     def copy(self, order="C"):
@@ -312,12 +314,10 @@ class CudaArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     # ------------------------------------------------------------ numpy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .numpy_api import apply_ufunc
-        return apply_ufunc(ufunc, method, inputs, kwargs)
+        return CudaArray.ufuncs(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .numpy_api import IMPLEMENTATIONS
-        impl = IMPLEMENTATIONS.get(func)
+        impl = CudaArray.numpy_functions.get(func)
         if impl is None:
             raise NotImplementedError(
                 f"np.{func.__name__} has no CUDA implementation in learntorch yet (called from "
@@ -370,7 +370,6 @@ def _resolve_shape(shape, size):
 
 def _caller():
     """The learntorch function that asked for the impossible (for error messages)."""
-    import sys
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename.replace("\\", "/")

@@ -51,3 +51,4 @@ class CudaBackend(NumpyBackend):
 
 
 cuda_backend = CudaBackend()
+CudaArray.backend = cuda_backend  # what backends.reference.on_device(x) finds on a CudaArray

@@ -22,11 +22,13 @@ Out-of-range indices raise IndexError, as on the cpu (checking them costs one
 small reduction and a wait for the GPU).
 """
 import numbers
+import sys
 
 import numpy as np
 
 from .array import CudaArray
 from .driver import launch, numba_cuda
+from .mask import expand_masks
 
 cuda = numba_cuda()
 
@@ -91,7 +93,6 @@ def _expand(a, key):
 
 def _split(a, key):
     """Apply the basic parts of ``key``; return (view, [(dim in view, int64 index array)])."""
-    from .mask import expand_masks
     key = expand_masks(key)  # a boolean mask is the integer arrays of its True coordinates
     shape, strides, offset = [], [], a._offset
     advanced = []
@@ -219,3 +220,6 @@ def _values(value, shape, dtype):
         full.fill(value)
         return full
     return value.astype(dtype, copy=False).broadcast_to(shape).copy()
+
+
+CudaArray.indexing = sys.modules[__name__]  # x[key] on a CudaArray runs getitem/setitem here

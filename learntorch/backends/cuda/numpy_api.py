@@ -17,12 +17,18 @@ import numpy as np
 
 from . import elementwise, reduction
 from .array import CudaArray, is_number
+from .einsum import einsum
+from .indexing import _arange, index_add
+from .mask import nonzero
 from .matmul import matmul
+from .scan import cumsum
+from .sort import argsort
 
-IMPLEMENTATIONS = {}
+IMPLEMENTATIONS = CudaArray.numpy_functions  # what CudaArray.__array_function__ looks up
 
 
 def implements(*funcs):
+    """Decorator: ``impl`` is what ``np.func(cuda_array, ...)`` runs, for each of ``funcs``."""
     def register(impl):
         for f in funcs:
             IMPLEMENTATIONS[f] = impl
@@ -68,7 +74,6 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     if method == "reduce":
         return _ufunc_reduce(ufunc, inputs[0], kwargs)
     if method == "at":
-        from .indexing import index_add
         if ufunc is not np.add:
             raise NotImplementedError(f"np.{ufunc.__name__}.at has no CUDA kernel")
         a, key, value = inputs
@@ -392,7 +397,6 @@ def _array_equal(a, b, equal_nan=False):
 
 def _along_axis_index(a, indices, axis):
     """The index tuple that picks ``indices`` along ``axis`` and everything along the others."""
-    from .indexing import _arange
     axis %= a.ndim
     key = []
     for d in range(a.ndim):
@@ -471,25 +475,21 @@ def _asarray(a, dtype=None, order=None, copy=None, **kw):
 # (kernels in scan.py, mask.py, sort.py; einsum.py lowers to matmul)
 @implements(np.cumsum)
 def _cumsum(a, axis=None, dtype=None, out=None):
-    from .scan import cumsum
     return cumsum(a, axis, dtype)
 
 
 @implements(np.nonzero)
 def _nonzero(a):
-    from .mask import nonzero
     return nonzero(a)
 
 
 @implements(np.argsort)
 def _argsort(a, axis=-1, kind=None, order=None, **kw):
-    from .sort import argsort
     return argsort(a, axis, kind, order)
 
 
 @implements(np.einsum)
 def _einsum(*operands, **kw):
-    from .einsum import einsum
     return einsum(*operands, **kw)
 
 
@@ -533,3 +533,6 @@ def _pad(a, pad_width, mode="constant", constant_values=0, **kw):
     out.fill(constant_values)
     np.copyto(out[tuple(slice(lo, lo + s) for s, (lo, _) in zip(a.shape, widths))], a)
     return out
+
+
+CudaArray.ufuncs = staticmethod(apply_ufunc)

@@ -39,7 +39,6 @@ import math
 
 import numpy as np
 
-from ... import random as _cpu_random
 from .array import CudaArray
 from .driver import launch, numba_cuda
 
@@ -179,14 +178,26 @@ class PhiloxGenerator:
         return key + offset
 
 
-# seeded like the cpu's default generator, so that learntorch.manual_seed(s) called before the
-# first cuda tensor seeds this one too (later calls reach it through learntorch.random.manual_seed)
-default_generator = PhiloxGenerator(_cpu_random.default_generator.initial_seed())
+# torch's default seed, until ``seed_from`` (the first GPU draw, through learntorch.factories)
+# seeds it like the cpu's default generator, so that learntorch.manual_seed(s) called before
+# the first cuda tensor seeds this one too (later calls reach it through learntorch.random)
+default_generator = PhiloxGenerator(67280421310721)
+_seeded = False
+
+
+def seed_from(initial_seed):
+    """Seed the default generator with the cpu's seed, once, unless it was seeded already."""
+    global _seeded
+    if not _seeded:
+        default_generator.manual_seed(initial_seed)
+        _seeded = True
 
 
 def manual_seed(seed):
     """Seed the GPU's default generator (what ``learntorch.cuda.manual_seed`` calls)."""
+    global _seeded
     default_generator.manual_seed(seed)
+    _seeded = True
 
 
 # ---------------------------------------------------------------- filling arrays

@@ -1,0 +1,116 @@
+"""Every entry of the fast tier's ``ARRAY_BACKWARD`` computes what the reference ``backward`` does.
+
+For each registered Function class, a program makes a node of that class from hypothesis
+inputs (0-d, broadcast, strided, float32/float64, with inf and nan), then the node's
+reference ``backward`` (on Tensors) and the registered array backward (on arrays) run on
+the same output gradient.  After each gradient is fitted to its input (broadcasting's
+backward, as the engine does), the two must be equal bit for bit: the entries are
+promised to make the same backend calls in the same order.  Both run on the numpy
+backend, so the comparison is about the tier alone.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import learntorch
+import learntorch.nn.functional as F
+from learntorch import backends, tiers
+from learntorch._fast.array_backward import ARRAY_BACKWARD
+from learntorch._fast.engine import _fitted
+from learntorch.autograd.engine import _fit
+from learntorch.nn._functional.linear import Linear
+from learntorch.ops import activations, arithmetic, softmax, unary
+
+from oracle import broadcastable_pair, noncontiguous
+
+FLOAT_DTYPES = st.sampled_from([np.float32, np.float64])
+WITH_SPECIALS = st.one_of(st.floats(-3, 3, width=32),
+                          st.sampled_from([np.inf, -np.inf, np.nan, 0.0, -0.0]))
+
+
+def _leaf(a):
+    return learntorch.from_numpy(a).requires_grad_(True)
+
+
+def _two(draw, dtype):
+    a, b = draw(broadcastable_pair(dtype=dtype, elements=WITH_SPECIALS))
+    return _leaf(a), _leaf(b)
+
+
+def _one(draw, dtype):
+    a, _ = draw(broadcastable_pair(dtype=dtype, elements=WITH_SPECIALS))
+    return _leaf(a)
+
+
+def _number(draw):
+    return draw(st.sampled_from([2.5, -0.5, 1.0, 3]))
+
+
+# Function class -> program(draw, dtype) returning an output whose grad_fn runs that class
+PROGRAMS = {
+    arithmetic.Add: lambda d, t: (lambda x, y: learntorch.add(x, y, alpha=d(st.sampled_from(
+        [1, 2.5, -1]))))(*_two(d, t)),
+    arithmetic.Sub: lambda d, t: (lambda x, y: x - y)(*_two(d, t)),
+    arithmetic.Rsub: lambda d, t: _number(d) - _one(d, t),
+    arithmetic.Mul: lambda d, t: d(st.sampled_from([
+        lambda x, y: x * y, lambda x, y: x * 2.5, lambda x, y: x * y.detach()]))(*_two(d, t)),
+    unary.Neg: lambda d, t: -_one(d, t),
+    unary.Exp: lambda d, t: _one(d, t).exp(),
+    activations.Tanh: lambda d, t: _one(d, t).tanh(),
+    activations.Sigmoid: lambda d, t: _one(d, t).sigmoid(),
+    activations.Relu: lambda d, t: _one(d, t).relu(),
+    activations.Silu: lambda d, t: F.silu(_one(d, t)),
+    softmax.Softmax: lambda d, t: (lambda x: x.softmax(dim=d(st.integers(-x.ndim or -1, max(
+        x.ndim - 1, 0)))))(_one(d, t)),
+    softmax.LogSoftmax: lambda d, t: (lambda x: x.log_softmax(dim=d(st.integers(-x.ndim or -1, max(
+        x.ndim - 1, 0)))))(_one(d, t)),
+    Linear: lambda d, t: _linear(d, t),
+}
+
+
+def _linear(draw, dtype):
+    rows = draw(st.sampled_from([(), (3,), (2, 3)]))
+    n_in, n_out = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    x = draw(st.sampled_from([True, False]))
+    values = lambda shape: noncontiguous(draw, np.random.default_rng(len(shape)).standard_normal(
+        shape).astype(dtype))
+    inp = learntorch.from_numpy(values(rows + (n_in,))).requires_grad_(x)
+    weight = _leaf(values((n_out, n_in)))
+    bias = _leaf(values((n_out,))) if draw(st.booleans()) else None
+    return F.linear(inp, weight, bias)
+
+
+def test_every_array_backward_entry_has_a_program_here():
+    assert set(ARRAY_BACKWARD) <= set(PROGRAMS), \
+        f"add a program for {sorted(c.__name__ for c in set(ARRAY_BACKWARD) - set(PROGRAMS))}"
+
+
+@pytest.mark.parametrize("cls", sorted(PROGRAMS, key=lambda c: c.__name__),
+                         ids=lambda c: c.__name__)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), dtype=FLOAT_DTYPES)
+def test_array_backward_is_the_reference_backward_bit_for_bit(cls, data, dtype):
+    with tiers.use("fast"), backends.use("numpy"):
+        out = PROGRAMS[cls](data.draw, dtype)
+        node = out.grad_fn
+        assert node is not None and node._function is cls, f"the program made {node}"
+        grad = noncontiguous(data.draw, np.random.default_rng(1).standard_normal(
+            out.shape).astype(out.dtype.np))
+        with learntorch.no_grad():
+            expected = node._function.backward(node, learntorch.from_numpy(grad))
+            got = ARRAY_BACKWARD[cls](node, grad)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    for i, meta in enumerate(node._input_meta):
+        e = expected[i] if i < len(expected) else None
+        g = got[i] if i < len(got) else None
+        if meta is None:
+            continue
+        assert (e is None) == (g is None), f"input {i}: one side gave no gradient"
+        if e is None:
+            continue
+        with learntorch.no_grad(), backends.use("numpy"):
+            e = _fit(node, i, e, meta)._data
+            g = _fitted(node, i, g, meta)
+        assert e.dtype == g.dtype and e.shape == g.shape
+        assert np.array_equal(e, g, equal_nan=True), f"input {i}: {e} != {g}"

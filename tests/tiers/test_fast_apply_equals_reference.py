@@ -1,0 +1,78 @@
+"""The fast tier's ``Function.apply`` (and its ``FAST_FORWARD`` entries) record what the
+reference ``Function.apply`` records: the same values, bit for bit, and the same graph --
+node names, edges, input/output metadata, what was saved and the constants."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import learntorch
+from learntorch import backends, tiers
+from learntorch._fast.apply import ARRAYS_ONLY, FAST_FORWARD
+from learntorch.ops import activations, arithmetic, unary
+
+from oracle import broadcastable_pair
+
+WITH_SPECIALS = st.one_of(st.floats(-3, 3, width=32),
+                          st.sampled_from([np.inf, -np.inf, np.nan, 0.0]))
+
+# Function class -> a program of two tensors (x requires grad, y maybe) that runs it
+PROGRAMS = {
+    arithmetic.Add: [lambda x, y: x + y, lambda x, y: x + 0.5, lambda x, y: 3 + x,
+                     lambda x, y: learntorch.add(x, y, alpha=2)],
+    arithmetic.Sub: [lambda x, y: x - y, lambda x, y: x - 1.5,
+                     lambda x, y: learntorch.sub(x, y, alpha=0.5)],
+    arithmetic.Rsub: [lambda x, y: 2.0 - x],
+    arithmetic.Mul: [lambda x, y: x * y, lambda x, y: x * 2.5, lambda x, y: y * x],
+    arithmetic.Div: [lambda x, y: x / y, lambda x, y: x / 4.0, lambda x, y: 1.0 / x],
+    unary.Neg: [lambda x, y: -x],
+    unary.Exp: [lambda x, y: x.exp()],
+    unary.Log: [lambda x, y: x.log()],
+    activations.Tanh: [lambda x, y: x.tanh()],
+    activations.Sigmoid: [lambda x, y: x.sigmoid()],
+    activations.Relu: [lambda x, y: x.relu()],
+}
+
+
+def test_every_fast_forward_and_arrays_only_op_has_programs_here():
+    missing = (set(FAST_FORWARD) | ARRAYS_ONLY) - set(PROGRAMS)
+    assert not missing, f"add programs for {sorted(c.__name__ for c in missing)}"
+
+
+def _graph(t):
+    """What a reader can see of the recorded node behind ``t``."""
+    node = t.grad_fn
+    if node is None:
+        return None
+    saved = [None if s is None else (s.shape, s.dtype.name, np.asarray(s.detach()).tobytes())
+             for s in (node._saved or ())]
+    return (node.name(), [(type(n).__name__, nr) for n, nr in node.next_functions],
+            node.needs_input_grad, node._input_meta, node._output_meta,
+            saved, node.constants)
+
+
+def _run(tier, program, a, b, y_requires_grad):
+    with tiers.use(tier), backends.use("numpy"):
+        x = learntorch.from_numpy(a.copy()).requires_grad_(True)
+        y = learntorch.from_numpy(b.copy()).requires_grad_(y_requires_grad)
+        out = program(x, y)
+        values = out.detach().numpy().copy()
+        graph = _graph(out)
+        with learntorch.no_grad():
+            unrecorded = program(x, y).numpy().copy()
+    return values, graph, unrecorded, out.dtype
+
+
+@pytest.mark.parametrize("cls", sorted(PROGRAMS, key=lambda c: c.__name__),
+                         ids=lambda c: c.__name__)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([np.float32, np.float64]))
+def test_fast_apply_records_what_the_reference_records(cls, data, dtype):
+    a, b = data.draw(broadcastable_pair(dtype=dtype, elements=WITH_SPECIALS))
+    program = data.draw(st.sampled_from(PROGRAMS[cls]))
+    y_requires_grad = data.draw(st.booleans())
+    fast = _run("fast", program, a, b, y_requires_grad)
+    reference = _run("reference", program, a, b, y_requires_grad)
+    assert fast[3] is reference[3]
+    assert np.array_equal(fast[0], reference[0], equal_nan=True)
+    assert np.array_equal(fast[2], reference[2], equal_nan=True)
+    assert fast[1][0] in {c.node_name for c in PROGRAMS} and fast[1] == reference[1]
