@@ -123,7 +123,9 @@ def references(code):
             for instruction in dis.get_instructions(code_object):
                 name = instruction.argval
                 line = getattr(getattr(instruction, "positions", None), "lineno", None)
-                if instruction.opname in _ATTRIBUTE_LOADS and chain is not None:
+                if instruction.opname in _ATTRIBUTE_LOADS:
+                    if chain is None:  # an attribute of a computed value: f(t).backward
+                        chain = Reference([""], line, True, [_MISSING])
                     chain.parts.append(name)
                     chain.values.append(_attribute(chain.values[-1], name))
                     continue

@@ -62,6 +62,17 @@ def test_the_code_reading_finds_methods_imports_and_nested_functions():
     assert "z.logsumexp (line 4)" in found and "G.nll_loss (line 5)" in found
 
 
+def test_the_code_reading_finds_an_attribute_of_a_computed_value():
+    cell = learner_code("""
+        def df_dx(x):
+            t = torch.tensor(x, requires_grad=True)
+            f(t).backward()
+            return t.grad.item()
+    """, f=lambda t: t * t)
+    assert uses(cell["df_dx"], ["backward", "grad"]) == [".backward (line 4)",
+                                                          "t.grad.item (line 5)"]
+
+
 def test_local_variables_are_never_taken_for_the_names_of_the_program():
     cell = learner_code("""
         def df_dx(x):
@@ -215,3 +226,12 @@ def test_check_saved_for_backward_reads_the_recorded_node(library):
         "(read from the recorded node, output.grad_fn): wrong result")
     assert "got:      str: 'ctx.x'" in message
     assert "not part of a recorded graph" in failure(check_saved_for_backward, torch.ones(2))
+
+
+def test_the_examples_in_the_observation_module_hold():
+    import doctest
+
+    import course.observe
+
+    results = doctest.testmod(course.observe)
+    assert results.attempted >= 5 and results.failed == 0
