@@ -105,12 +105,13 @@ class Chapter:
         cell["metadata"]["learntorch"] = {"exercise": exercise, "role": role, **extra}
         return self._add(cell, f"ex{exercise}-{role}")
 
-    def solution(self, exercise, source, *, points, hint):
+    def solution(self, exercise, source, *, points, hint, on_pytorch=None, learntorch_only=None):
         """The cell the learner writes: its answer between BEGIN/END SOLUTION lines."""
         body = _tidy(source)
         if body.count(_BEGIN) == 0 or body.count(_BEGIN) != body.count(_END):
             raise ValueError(f"solution of {exercise} needs matching {_BEGIN!r} / {_END!r} lines")
-        return self._exercise_cell(exercise, "solution", body, points=points, hint=hint)
+        return self._exercise_cell(exercise, "solution", body, on_pytorch, learntorch_only,
+                                   points=points, hint=hint)
 
     def check(self, exercise, source, *, on_pytorch=None, learntorch_only=None):
         """A check the learner sees and runs: specific feedback, from course.checks."""
