@@ -79,10 +79,10 @@ def _render_cached(dot, programs, timeout):
 
 # Left to right is the picture learners know (micrograd's, torchviz's), but a graph of a
 # few layers is soon wider than the output area and shrinks to fit it.  An output area
-# in a 1400 px wide window is about 1200 px: a picture up to 1600 px wide shrinks to no
-# less than 3/4 of its size there and stays readable; a wider one is drawn top to bottom
-# when that is narrower.
-LEFT_TO_RIGHT_MAX_PX = 1600
+# in a 1400 px wide window is about 1200 px: a picture up to 1100 px wide shows there at
+# its own size (node text 10 pt, 13 px); a wider one is drawn top to bottom when that is
+# narrower.
+LEFT_TO_RIGHT_MAX_PX = 1100
 
 
 def fitting_direction(dot_for, timeout=10.0):

@@ -57,7 +57,7 @@ from . import _stepper_text as text
 
 # the picture's colours (names both Graphviz and matplotlib know), explained under it
 CURRENT, DONE, GRAD_SET = "gold", "lightgreen", "plum"
-LEGEND = ("gold: the node running now (red border) · light green: nodes that ran · "
+LEGEND = ("gold, red border: the node running now · light green: nodes that ran\n"
           "plum: leaves whose .grad is set")
 
 

@@ -179,8 +179,10 @@ ch.markdown(r"""
 
 `BackpropStepper(loss)` runs the engine's own backward and stops after every node. At each node
 it shows the gradient that arrived ($g = \partial\text{loss}/\partial\text{out}$), the node's local
-derivative, and what it sends to each input (their product). The leaves' `.grad` fill in at the
-end. Press **Next** (or drag the slider) and compare each number with the formula above.
+derivative, and what it sends to each of its inputs (their product), naming them as the node's
+formula does ("input a", "input b") and the leaves by their names ("leaf w"). A leaf's `.grad`
+fills in when its `AccumulateGrad` node runs. Press **Next** (or drag the slider) and compare each
+number with the formula above.
 """)
 
 ch.code(r"""
@@ -195,7 +197,9 @@ stepper
 
 ch.markdown(r"""
 The stepper is also a plain Python object: `step()`, `previous()`, `go_to(k)`, `run_to_end()`,
-and `describe()` for the current step in words. Here is the `tanh` node, the third to run:
+and `describe()` for the current step in words. The leaves follow the step shown: go back to step 0
+and their `.grad` is what it was before backward; at the end it is what `backward()` leaves, and the
+graph is freed as `backward()` frees it. Here is the `tanh` node, the third to run:
 """)
 
 ch.code(r"""
@@ -204,7 +208,7 @@ print(stepper.describe())
 """, learntorch_only="the stepper is one of learntorch's widgets")
 
 ch.code(r"""
-stepper.run_to_end()                           # exactly what loss2.backward() would have done
+stepper.run_to_end()                           # what loss2.backward() would have done, graph freed too
 print("same gradients as backward():",
       all(math.isclose(mine.grad.item(), theirs.grad.item(), rel_tol=1e-6)
           for mine, theirs in [(x2, x), (w2, w), (b2, b)]))
@@ -286,10 +290,14 @@ print("b.grad:", b.grad, " = 12 ones summed")
 ch.markdown(r"""
 ### See it: who reads which element
 
-`TensorExplorer.broadcast(a, b, op="mul")` draws `a * b` for two small tensors of the given shapes,
-filled with 1, 2, 3, ...: here the shapes of `x` and `w`. Pick an output element with the sliders:
-the view marks the elements of `a` and `b` it reads. Below the grids, each input's gradient and
-the sum that makes it: `w`'s element is read by all 4 rows, so its gradient adds 4 contributions.
+`TensorExplorer.broadcast(a, b, op="mul")` draws `a * b` for two small tensors of the given shapes
+(here those of `x` and `w`), `a` filled with 1, 2, 3, ... and `b` with 10, 20, 30, .... Backward
+starts from an upstream gradient $g = \partial\text{loss}/\partial\text{out}$ that counts 1, 2, 3, ...
+as well (drawn beside the result; `grad=` sets another), so that every contribution is different.
+Pick an output element with the sliders: the view marks the elements of `a` and `b` it reads. Below
+the grids, each input's gradient and the sum that makes it: `b`'s element is read by all 4 rows, so
+its gradient adds 4 contributions, each $g$ times the element of `a` it multiplied. For `b[0]`:
+$1 \cdot 1 + 4 \cdot 4 + 7 \cdot 7 + 10 \cdot 10 = 166$.
 """)
 
 ch.code(r"""

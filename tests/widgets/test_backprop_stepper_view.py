@@ -81,7 +81,7 @@ def test_next_until_the_end_then_next_is_disabled_and_grads_are_backward_s(view)
     for leaf, label in zip(view.stepper.leaves, view.stepper.leaf_labels):
         np.testing.assert_array_equal(leaf.grad.numpy(), params[label].grad.numpy())
     assert "w (3,): .grad = [4., 4., 4.]" in view.panel.value
-    assert 'v4 [label="{w\\n(3,) | data [1, 2, 3] | grad [4., 4., 4.]}"' in \
+    assert 'v4 [label="w\\n(3,) | data [1, 2, 3] | grad [4., 4., 4.]"' in \
         view.stepper.dot_source()
 
 
