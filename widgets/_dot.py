@@ -134,12 +134,16 @@ class Graph:
         lines = ["digraph learntorch_graph {",
                  # columns and rows close together: a graph a notebook shows at its own size
                  _attrs_line("graph", rankdir=direction, fontname="Helvetica", fontsize="11",
-                             label=self.message, labelloc="b", ranksep="0.2", nodesep="0.15"),
+                             ranksep="0.2", nodesep="0.15"),
                  _attrs_line("node", fontname="Helvetica", fontsize=NODE_FONT_PT,
                              margin="0.06,0.03"),
                  _attrs_line("edge", fontname="Helvetica", fontsize="9")]
         present = {node.kind for node in self.nodes} | {"saved" for n in self.nodes if n.saved}
         lines += _legend_lines([k for k in self.legend_kinds if k in present], direction)
+        # the message under the graph, set after the legend: a subgraph takes the graph
+        # attributes set before it, and the legend's box must not repeat the message
+        if self.message:
+            lines.append(_attrs_line("graph", label=self.message, labelloc="b"))
         for node in self.nodes:
             attrs = _node_style(node, direction)
             if node.id in marked:
@@ -504,7 +508,7 @@ def _legend_lines(kinds, direction="LR"):
     if not kinds:
         return []
     lines = ["  subgraph cluster_legend {",
-             _attrs_line("graph", label="", color="gray80", margin="4")]
+             _attrs_line("graph", color="gray80", margin="4")]
     if direction == "TB":
         lines.append("    { rank=same; " + " ".join(f"legend_{k};" for k in kinds) + " }")
     descriptions = dict(LEGEND)

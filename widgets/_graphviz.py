@@ -129,7 +129,13 @@ class ParsedGraph:
 def parse_dot(dot):
     """Read one-statement-per-line DOT (what ``widgets._dot`` writes) into a ParsedGraph."""
     graph = ParsedGraph()
+    depth = 0  # inside how many subgraphs (the legend's cluster) the line is
     for line in dot.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("subgraph"):
+            depth += 1
+        elif stripped == "}" and depth:
+            depth -= 1
         edge = _EDGE.match(line)
         if edge:
             attrs = _parse_attrs(edge.group(3) or "")
@@ -141,8 +147,8 @@ def parse_dot(dot):
             continue
         name, attrs = node.group(1), _parse_attrs(node.group(2))
         if name == "graph":
-            if graph.label is None:  # the first graph line is the top level's, not the legend's
-                graph.label = _label_lines(attrs.get("label", ""))[0]
+            if depth == 0 and "label" in attrs:  # the top level's message, not the legend's
+                graph.label = _label_lines(attrs["label"])[0]
         elif name in ("node", "edge"):
             continue
         elif name.startswith("legend_"):

@@ -13,7 +13,7 @@ import pytest
 
 import learntorch
 from learntorch.autograd.graph import walk
-from widgets import show_graph
+from widgets import BackpropStepper, show_graph
 from widgets._dot import build_dot, build_graph
 
 torch = pytest.importorskip("torch")
@@ -157,6 +157,13 @@ def test_legend_names_every_colour_the_picture_has_in_one_row():
     # only the kinds that are drawn: nothing saved here, no orange in the legend
     a = learntorch.tensor([1.0, 2.0], requires_grad=True)
     assert "legend_saved" not in show_graph((a * 2).sum()).dot
+
+
+def test_the_message_under_the_graph_is_not_repeated_in_the_legend_box():
+    a = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    dot = BackpropStepper((a * 2).sum()).dot_source()
+    legend = dot[dot.index("subgraph cluster_legend"):dot.index("  }\n")]
+    assert "label=\"gold" not in legend and "label=\"gold" in dot[dot.index("  }\n"):]
 
 
 def test_saved_tensors_are_marked_as_torch_saves_them():
