@@ -1,9 +1,10 @@
 """``show_graph(loss)``: the graph autograd recorded behind a tensor, drawn micrograd's way.
 
-Values are records ``{ name (shape) | data | grad }`` (blue: leaves that require grad,
-green: the output, orange and dashed: tensors saved for backward); ops are small grey
-boxes named after torch's backward nodes (``MulBackward0`` drawn as ``Mul``); arrows go
-left to right, the way the forward pass went, labelled with the shapes flowing along.
+Values are records ``name (shape) / data / grad``, their cells stacked (blue: leaves that
+require grad, green: the output, orange and dashed: tensors saved for backward); ops are
+small grey boxes named after torch's backward nodes (``MulBackward0`` drawn as ``Mul``),
+with the shape they computed; arrows go left to right, the way the forward pass went.  More
+than 6 values are summarised (dtype, min, mean, max), and the legend is one row.
 
     >>> import learntorch as torch
     >>> from widgets import show_graph

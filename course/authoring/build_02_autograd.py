@@ -120,9 +120,9 @@ for start in ([1.0, 1.0], [0.01, 0.01]):
 ch.markdown(r"""
 ### See it: the recorded graph
 
-`show_graph` draws the graph behind a tensor: a record `{ data | grad }` for each tensor and a small
-node for each operation, left to right in the order the forward pass ran. `params` gives tensors
-their names.
+`show_graph` draws the graph behind a tensor: a record for each tensor (its name and shape, its
+`data`, and for a leaf its `grad`) and a small box for each operation (with the shape it computed),
+left to right in the order the forward pass ran. `params` gives tensors their names.
 """)
 
 ch.code(r"""
