@@ -31,7 +31,8 @@ import types
 
 __all__ = ["uses", "spying", "missing_mentions", "resolve", "tensor_attributes"]
 
-# instructions that load a name; the first three look it up in globals or builtins
+# the instructions that load a name: from globals (or builtins), from the function's own
+# variables (or an enclosing function's), and an attribute of what was loaded before
 _GLOBAL_LOADS = {"LOAD_GLOBAL", "LOAD_NAME"}
 _LOCAL_LOADS = {"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
                 "LOAD_FAST_AND_CLEAR", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"}
