@@ -460,10 +460,11 @@ Write the augmentation `RandomShift(max_shift, generator=None)`: called on an im
 columns right (negative: up, left), every channel by the same amount, with zeros where nothing moved
 in; the input stays unchanged.
 
-- Draw `dy` and `dx` uniformly from the integers `-max_shift, ..., max_shift` (both ends included)
-  with `torch.randint(..., generator=self.generator)`. A seeded generator then repeats the same
-  shifts, whatever else uses the global random numbers; with `generator=None`, `torch.randint` uses
-  the global generator.
+- Draw `dy` and `dx` uniformly from the integers `-max_shift, ..., max_shift` (both ends included),
+  with `torch`'s random numbers from `self.generator`: `torch.randint(..., generator=self.generator)`
+  does it. A seeded generator then repeats the same shifts, whatever else uses the global random
+  numbers; with `generator=None`, `torch.randint` uses the global generator, so `torch.manual_seed`
+  repeats them. The check tries both, and wants to see every shift.
 - `RandomShift(0)` changes nothing. You may assume `max_shift` is smaller than `H` and `W`.
 
 Tip: start from `torch.zeros_like(image)` and copy the part of the image that stays inside the
