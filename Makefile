@@ -15,7 +15,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 # Two installs (pyproject.toml's extras): a learner's, and the tests' (a superset of it).
-LAB_EXTRAS ?= jupyter
+LAB_EXTRAS ?= lab
 TEST_EXTRAS ?= test
 # Written after a successful install; a stamp is newer than pyproject.toml exactly when
 # there is nothing left to install.  Its name lists the top-level packages, because

@@ -31,6 +31,34 @@ def _chain(lib, step, ops_per_step, n_ops, backward):
     return run
 
 
+def _leaf_chain(lib, n_ops):
+    """y = y * w + b with w and b leaves that require grad: every op's gradient flows into
+    the same two leaves, which accumulate 500 contributions each (a notebook's parameters)."""
+    x = lib.tensor([0.5])
+    w = lib.tensor([1.0001], requires_grad=True)
+    b = lib.tensor([0.0001], requires_grad=True)
+
+    def run():
+        w.grad = b.grad = None
+        y = x
+        for _ in range(n_ops // 2):
+            y = y * w + b
+        y.backward()
+    return run
+
+
+def _no_grad_chain(lib, n_ops):
+    """The y*a+b chain under no_grad (an evaluation loop): no graph, only the forward."""
+    x = lib.tensor([0.5], requires_grad=True)
+
+    def run():
+        with lib.no_grad():
+            y = x
+            for _ in range(n_ops // 2):
+                y = y * 1.0001 + 0.0001
+    return run
+
+
 def _contenders(step, ops_per_step, n_ops, backward):
     return Contenders(
         learntorch=_chain(learntorch, step, ops_per_step, n_ops, backward),
@@ -52,3 +80,18 @@ def chain_mul_add_forward(n_ops):
 @case("1,000-op chain mul/add/tanh/sub, forward+backward", n_ops=1000, tiny=dict(n_ops=4))
 def chain_mixed(n_ops):
     return _contenders(_mul_add_tanh_sub, 4, n_ops, backward=True)
+
+
+@case("1,000-op chain y*w+b, leaves w and b accumulate, forward+backward", n_ops=1000,
+      tiny=dict(n_ops=4))
+def chain_leaves_accumulate(n_ops):
+    return Contenders(learntorch=_leaf_chain(learntorch, n_ops),
+                      torch=_leaf_chain(torch, n_ops) if torch else None,
+                      metric=microseconds_per_op(n_ops))
+
+
+@case("1,000-op chain y*a+b under no_grad, forward only", n_ops=1000, tiny=dict(n_ops=4))
+def chain_no_grad(n_ops):
+    return Contenders(learntorch=_no_grad_chain(learntorch, n_ops),
+                      torch=_no_grad_chain(torch, n_ops) if torch else None,
+                      metric=microseconds_per_op(n_ops))

@@ -13,6 +13,7 @@ from ._device import device
 from ._size import Size
 from ._storage import UntypedStorage
 from ._tensor import Tensor
+from . import _tensor_methods  # noqa: F401  (the ops as Tensor methods and operators)
 from .factories import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, zeros_like,
                         ones_like, empty_like, full_like, arange, linspace, logspace, eye, rand,
                         randn, randint, randperm, rand_like, randn_like, randint_like, bernoulli,
@@ -50,6 +51,10 @@ from .ops.indexing import (select, gather, scatter, scatter_add, index_select, i
 from .ops.broadcast import broadcast_shapes
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
 from . import utils, datasets, profiler
+from . import fx, onnx  # onnx: the exporter; the onnx package is imported only by export()
+from . import distributed
+from . import tiers
+tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1
 
 bool_ = bool
 __version__ = "0.1.0"

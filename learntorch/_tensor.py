@@ -18,8 +18,8 @@ import numpy as np
 from . import _dtypes
 from ._device import CPU, to_device
 from ._size import Size as _Size
-from .autograd import grad_mode
-from .autograd.function import AccumulateGrad, _add_prehook
+from .autograd import engine, grad_mode
+from .autograd.function import AccumulateGrad, RemovableHandle, _add_prehook
 
 _NUMPY_TO_DTYPE = _dtypes._NUMPY_TO_DTYPE
 _new_size = tuple.__new__
@@ -39,6 +39,7 @@ class Tensor:
     _base = None             # the tensor whose memory a view looks at
     _accumulate_node = None  # the AccumulateGrad node of a leaf, made on first use
     _retains_grad = False
+    _post_accumulate_grad_hooks = None  # register_post_accumulate_grad_hook's list, on first use
 
     # numpy: let our reflected operators win (np.float32(2) * t is a Tensor)
     __array_ufunc__ = None
@@ -59,21 +60,15 @@ class Tensor:
         for name in ("_grad", "_output_nr", "_base", "_accumulate_node", "_retains_grad"):
             self.__dict__.pop(name, None)
 
-    @classmethod
-    def _wrap(cls, array, requires_grad=False):
-        """A new tensor around ``array`` (no copy): the fast path every op uses."""
-        t = object.__new__(cls)
-        if array.__class__ is np.ndarray and not requires_grad:
-            # the hot path of every op, _init_from_array written out: a call frame less
-            t._data = array
-            dtype = _NUMPY_TO_DTYPE.get(array.dtype)
-            if dtype is not None:
-                t._dtype = dtype
-                t._device = CPU
-                t._requires_grad = False
-                t._grad_fn = None
-                t._version_counter = [0]
-                return t
+    @staticmethod
+    def _wrap(array, requires_grad=False):
+        """The one place a tensor is made: a new Tensor around ``array`` (no copy).
+
+        A staticmethod, so ``some_tensor._wrap(a)`` makes a plain Tensor even when
+        ``some_tensor`` is a Parameter (autograd makes gradients this way: it sits
+        below this class and does not import it).
+        """
+        t = Tensor.__new__(Tensor)
         _init_from_array(t, array)
         if requires_grad:
             t.requires_grad_(True)
@@ -81,8 +76,7 @@ class Tensor:
 
     def _view_of(self, array):
         """A tensor over ``array``, which is a numpy view of this tensor's memory."""
-        t = object.__new__(Tensor)
-        _init_from_array(t, array)
+        t = Tensor._wrap(array)
         t._version_counter = self._version_counter
         t._base = self if self._base is None else self._base
         return t
@@ -177,11 +171,23 @@ class Tensor:
             return self._type_name()
         return self.to(dtype)
 
+    def _wrap_dims(self, dim):
+        """``dim`` (None for all, an int, or a sequence of ints) as a sorted tuple of
+        non-negative dims, with torch's errors (``_wrap_dim`` checks each one)."""
+        if dim is None:
+            return tuple(range(self._data.ndim))
+        dims = [self._wrap_dim(d) for d in ((dim,) if isinstance(dim, (int, np.integer)) else dim)]
+        if len(set(dims)) != len(dims):
+            repeated = next(d for d in dims if dims.count(d) > 1)
+            raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+        return tuple(sorted(dims))
+
     def _wrap_dim(self, dim, ndim=None):
+        """One dim as a non-negative index (``-1`` is the last), or torch's error."""
         ndim = self._data.ndim if ndim is None else ndim
         lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
         if not isinstance(dim, (int, np.integer)):
-            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+            raise TypeError(f"dim must be an int or a tuple of ints, got {type(dim).__name__}")
         if dim < lo or dim > hi:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
@@ -277,7 +283,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute d(self)/d(leaf) for every leaf that requires grad, into ``leaf.grad``."""
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient for this tensor is computed; may return a new grad."""
@@ -287,6 +293,20 @@ class Tensor:
         # computed tensor, the AccumulateGrad node for a leaf (so autograd.grad sees it too)
         node, output_nr = self._edge()
         return _add_prehook(node, output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after backward has accumulated this leaf's gradient into
+        ``.grad`` (once per backward, with the sum over every use); returns a handle whose
+        ``remove()`` unregisters it.  DistributedDataParallel averages gradients this way."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors: register it on the leaf (a parameter) instead")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor too (leaves always get it)."""
@@ -439,34 +459,21 @@ def _rebuild(array, requires_grad):
 
 
 def _init_from_array(t, array):
-    device = CPU
-    if array.__class__ is not np.ndarray:
-        # a device array (learntorch.backends.cuda.CudaArray) says where it lives
-        device = getattr(array, "tensor_device", None)
-        if device is None:
-            # numpy ufuncs return scalars for 0-d inputs; a tensor always holds a real
-            # (writable, viewable) array, or in-place ops on 0-d results would fail
-            array = np.asarray(array)
-            device = CPU
+    """Fill in a new tensor ``t`` around ``array``: data, dtype, device, no history."""
+    if array.__class__ is not np.ndarray and not hasattr(array, "tensor_device"):
+        # numpy ufuncs return scalars for 0-d inputs; a tensor always holds a real
+        # (writable, viewable) array, or in-place ops on 0-d results would fail
+        array = np.asarray(array)
     t._data = array
-    try:
-        t._dtype = _NUMPY_TO_DTYPE[array.dtype]
-    except KeyError:
-        t._dtype = _dtypes.from_numpy_dtype(array.dtype)  # raises a clear TypeError
-    t._device = device
+    t._dtype = _NUMPY_TO_DTYPE.get(array.dtype) or _dtypes.from_numpy_dtype(array.dtype)
+    # a device array (learntorch.backends.cuda.CudaArray) says where it lives
+    t._device = CPU if array.__class__ is np.ndarray else array.tensor_device
     t._requires_grad = False
     t._grad_fn = None
-    t._version_counter = [0]
+    t._version_counter = [0]  # shared with its views; in-place ops count up
 
 
 def _root_array(a):
     while a.base is not None and isinstance(a.base, np.ndarray):
         a = a.base
     return a
-
-
-from .autograd import function as _function  # noqa: E402
-from . import autograd as _autograd  # noqa: E402
-
-_function._Tensor = Tensor  # Function.apply recognises tensors without importing this module
-from . import _tensor_methods  # noqa: E402,F401  (attaches the operator methods)

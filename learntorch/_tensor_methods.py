@@ -23,7 +23,7 @@ _METHODS = {
     comparison: "eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and "
                 "logical_or logical_xor logical_not bitwise_not isnan isinf isfinite isclose "
                 "allclose equal maximum minimum",
-    reductions: "sum mean prod amax amin max min argmax argmin var std logsumexp norm all any "
+    reductions: "sum sum_to_size mean prod amax amin max min argmax argmin var std logsumexp norm all any "
                 "cumsum count_nonzero",
     softmax: "softmax log_softmax",
     sorting: "sort argsort topk",
@@ -64,36 +64,23 @@ def _reflected(fn):
     return lambda self, other: fn(arithmetic.as_operand(other), self)
 
 
-def _binary_operator(function):
-    """``tensor <op> other`` for a Function of two operands: tensors and Python floats go
-    straight to ``function.apply`` (the commonest cases: no as_operand call).  ``apply``
-    is looked up on each call, so that the profiler's timing wrapper sees operators too."""
-    as_operand = arithmetic.as_operand
-
-    def operator(self, other):
-        if other.__class__ is not float and not isinstance(other, Tensor):
-            other = as_operand(other)
-        return function.apply(self, other)
-    return operator
-
-
-Tensor.__add__ = _binary_operator(arithmetic.Add)
-Tensor.__radd__ = Tensor.__add__
-Tensor.__sub__ = _binary_operator(arithmetic.Sub)
+Tensor.__add__ = Tensor.__radd__ = arithmetic.add     # (+ and * commute)
+Tensor.__sub__ = arithmetic.sub
 Tensor.__rsub__ = lambda self, other: _rsub(arithmetic.as_operand(other), self)
 
 
 def _rsub(other, self):
     return arithmetic.subtraction(other).apply(other, self)
-Tensor.__mul__ = _binary_operator(arithmetic.Mul)
-Tensor.__rmul__ = Tensor.__mul__
-Tensor.__truediv__ = _binary_operator(arithmetic.Div)
+
+
+Tensor.__mul__ = Tensor.__rmul__ = arithmetic.mul
+Tensor.__truediv__ = arithmetic.div
 Tensor.__rtruediv__ = lambda self, other: arithmetic.Div.apply(arithmetic.as_operand(other), self)
 Tensor.__floordiv__ = arithmetic.floor_divide
 Tensor.__rfloordiv__ = _reflected(arithmetic.FloorDivide.apply)
 Tensor.__mod__ = arithmetic.remainder
 Tensor.__rmod__ = _reflected(arithmetic.Remainder.apply)
-Tensor.__pow__ = _binary_operator(arithmetic.Pow)
+Tensor.__pow__ = arithmetic.pow
 Tensor.__rpow__ = _reflected(arithmetic.Pow.apply)
 Tensor.__matmul__ = linalg.matmul
 Tensor.__rmatmul__ = lambda self, other: linalg.matmul(arithmetic.as_operand(other), self)

@@ -7,21 +7,40 @@ learntorch never unpickles.  A saved file is a zip archive holding
 * ``learntorch/structure.json``  -- the saved object as JSON: dicts (ordered,
   with str/int keys), lists, tuples, numbers, strings, None, and references
   to tensors,
-* ``learntorch/tensors/<n>.npy`` -- each tensor's data in numpy's .npy format,
-  read back with ``allow_pickle=False``.
+* ``learntorch/tensors/<n>.npy`` -- each tensor's data in numpy's .npy format.
 
 So a state dict, an optimizer state dict, or nested containers of tensors
 round-trip exactly; anything else (a whole Module, a function, an arbitrary
 object) is refused at save time with a message saying what to save instead.
 Each tensor is stored on its own: two views of one storage load back as two
 independent tensors.
+
+Loading treats the file as hostile (it may come from anywhere):
+
+* it never unpickles, and reads only the entries above (nothing is extracted
+  to disk, so entry names like ``../../x`` cannot go anywhere: they are refused);
+* before anything is read, the sizes the archive declares must add up to at
+  most ``max_bytes`` (``DEFAULT_MAX_BYTES``, 1 GiB, unless the caller raises
+  it), and a tensor's .npy header must declare exactly as many bytes as its
+  entry holds, so a small file cannot make ``load`` allocate a large one (a
+  "zip bomb"); each tensor is read straight into its own array, once;
+* containers may be nested ``MAX_DEPTH`` deep (``save`` refuses deeper ones,
+  so whatever ``save`` wrote, ``load`` reads back);
+* anything malformed raises ``LoadError`` (a ``RuntimeError``, the type
+  ``torch.load`` raises for a damaged file) naming the file and what is wrong;
+  a pickle raises ``PickleNotAllowedError``, which is also a
+  ``pickle.UnpicklingError``, the type torch's ``weights_only=True`` raises
+  when it refuses one.
 """
+import collections
 import io
 import json
 import math
 import os
+import pickle
+import re
 import zipfile
-import collections
+import zlib
 
 import numpy as np
 
@@ -31,54 +50,94 @@ from ._tensor import Tensor
 FORMAT = "learntorch-save"
 VERSION = 1
 _PREFIX = "learntorch/"
+_FORMAT_ENTRY = _PREFIX + "format"
+_STRUCTURE_ENTRY = _PREFIX + "structure.json"
+_TENSOR_ENTRY = re.compile(r"learntorch/tensors/(0|[1-9][0-9]{0,8})\.npy\Z")
+
+#: what the entries of one file may add up to, uncompressed, unless ``load(max_bytes=...)``
+#: says otherwise: far above any model of the course, far below the memory of a laptop
+DEFAULT_MAX_BYTES = 1 << 30
+#: how deeply dicts/lists/tuples may nest (a state dict needs 3; JSON of 100,000 nested
+#: lists would otherwise end in a RecursionError)
+MAX_DEPTH = 100
 
 
+class LoadError(RuntimeError):
+    """``learntorch.load`` refused a file: damaged, truncated, foreign, too large, or malformed.
+
+    A ``RuntimeError``, as torch raises for a damaged file; the message names the
+    file and what is wrong with it.
+    """
+
+
+class PickleNotAllowedError(LoadError, pickle.UnpicklingError):
+    """The file holds a pickle (``torch.save`` writes one), which could run code when loaded.
+
+    Also a ``pickle.UnpicklingError``: what ``torch.load(..., weights_only=True)`` raises
+    when it refuses a pickle, so code that catches either keeps working.
+    """
+
+
+# ---------------------------------------------------------------- save
 class _Encoder:
     """Turns a Python object into JSON-able data plus a list of tensor arrays."""
 
     def __init__(self):
         self.arrays = []
         self.seen = {}
+        self.path_ids = set()  # the containers being encoded, from the top down: a cycle test
 
-    def encode(self, obj, path="obj"):
+    def encode(self, obj, path="obj", depth=0):
         from .nn.parameter import Parameter
         if isinstance(obj, Tensor):
             key = id(obj)
             if key not in self.seen:
                 self.seen[key] = len(self.arrays)
-                self.arrays.append(np.array(obj.detach()._data, order="C"))  # keeps 0-d as 0-d
+                # a copy in C order, on the cpu, that keeps 0-d as 0-d
+                self.arrays.append(np.array(obj.detach().cpu().numpy(), order="C"))
             return {"tensor": self.seen[key], "requires_grad": bool(obj.requires_grad),
                     "parameter": isinstance(obj, Parameter)}
-        if obj is None or isinstance(obj, (bool, str)):
-            return obj
-        if isinstance(obj, int):
+        if obj is None or isinstance(obj, (bool, str, int)):
             return obj
         if isinstance(obj, float):
             if math.isfinite(obj):
                 return obj
             return {"float": repr(obj)}  # inf/nan are not JSON numbers
         if isinstance(obj, (np.integer, np.floating, np.bool_)):
-            return self.encode(obj.item(), path)
+            return self.encode(obj.item(), path, depth)
         if isinstance(obj, _dtypes.dtype):
             return {"dtype": obj.name}
+        if not isinstance(obj, (dict, list, tuple)):
+            hint = (" Save model.state_dict() instead of the module." if hasattr(obj, "state_dict")
+                    else "")
+            raise TypeError(f"learntorch.save cannot store a {type(obj).__name__} (at {path}): "
+                            "only tensors, numbers, strings, None and dicts/lists/tuples of them "
+                            "are supported, so that loading never runs code." + hint)
+        if id(obj) in self.path_ids:
+            raise ValueError(f"learntorch.save: {path} contains itself (a reference cycle), which "
+                             "cannot be written as a file; save a copy without the cycle")
+        if depth >= MAX_DEPTH:
+            raise ValueError(f"learntorch.save: {path} is nested more than {MAX_DEPTH} "
+                             "containers deep, more than learntorch.load accepts; flatten it "
+                             "(for example into a dict with tuple-like string keys)")
+        self.path_ids.add(id(obj))
+        try:
+            return self._container(obj, path, depth + 1)
+        finally:
+            self.path_ids.discard(id(obj))
+
+    def _container(self, obj, path, depth):
         if isinstance(obj, dict):
             items = []
             for k, v in obj.items():
                 if not isinstance(k, (str, int)) or isinstance(k, bool):
                     raise TypeError(f"learntorch.save: dict keys must be str or int, got "
                                     f"{type(k).__name__} at {path}")
-                items.append([k, self.encode(v, f"{path}[{k!r}]")])
+                items.append([k, self.encode(v, f"{path}[{k!r}]", depth)])
             kind = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
             return {kind: items}
-        if isinstance(obj, tuple):
-            return {"tuple": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
-        if isinstance(obj, list):
-            return {"list": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
-        hint = (" Save model.state_dict() instead of the module." if hasattr(obj, "state_dict")
-                else "")
-        raise TypeError(f"learntorch.save cannot store a {type(obj).__name__} (at {path}): only "
-                        "tensors, numbers, strings, None and dicts/lists/tuples of them are "
-                        "supported, so that loading never runs code." + hint)
+        kind = "tuple" if isinstance(obj, tuple) else "list"
+        return {kind: [self.encode(v, f"{path}[{i}]", depth) for i, v in enumerate(obj)]}
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
@@ -89,8 +148,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     handle = open(f, "wb") if opened else f
     try:
         with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED) as z:
-            z.writestr(_PREFIX + "format", json.dumps({"format": FORMAT, "version": VERSION}))
-            z.writestr(_PREFIX + "structure.json", json.dumps(structure))
+            z.writestr(_FORMAT_ENTRY, json.dumps({"format": FORMAT, "version": VERSION}))
+            z.writestr(_STRUCTURE_ENTRY, json.dumps(structure))
             for i, arr in enumerate(enc.arrays):
                 buf = io.BytesIO()
                 np.save(buf, arr, allow_pickle=False)
@@ -100,64 +159,295 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             handle.close()
 
 
+# ---------------------------------------------------------------- load
+# what reading a damaged archive can raise, in zipfile, zlib and numpy's header parser
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError,
+                OSError, OverflowError)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+         max_bytes=DEFAULT_MAX_BYTES, **pickle_load_args):
+    """Read an object written by ``learntorch.save``; never executes code from the file.
+
+    ``max_bytes`` (learntorch only) is the most the file's entries may add up to,
+    uncompressed: 1 GiB unless raised, checked before anything is read.  A file
+    that is damaged, foreign or over the limit raises ``LoadError``; one holding a
+    pickle raises ``PickleNotAllowedError``.  ``weights_only`` and ``mmap`` are
+    accepted for torch's sake: learntorch loads weights only, always.
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise TypeError(f"learntorch.load: max_bytes must be a non-negative int (a number of "
+                        f"bytes), got {max_bytes!r}")
+    where = _describe(f)
+    opened = isinstance(f, (str, os.PathLike))
+    handle = open(f, "rb") if opened else f
+    try:
+        try:
+            archive = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, EOFError, ValueError, OSError, NotImplementedError) as e:
+            raise _not_a_zip_error(handle, where, e) from None
+        with archive:
+            _check_entries(archive, where, max_bytes)
+            header = _read_json(archive, _FORMAT_ENTRY, where)
+            if not isinstance(header, dict) or header.get("format") != FORMAT:
+                raise LoadError(f"learntorch.load: {where} is not a learntorch file (its "
+                                f"format entry says {header!r:.80} instead of naming "
+                                f"{FORMAT!r})")
+            version = header.get("version")
+            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+                raise LoadError(f"learntorch.load: {where} is damaged: its format version is "
+                                f"{version!r:.40}, not a positive whole number")
+            if version > VERSION:
+                raise LoadError(f"learntorch.load: {where} has file format version {version}, "
+                                f"newer than this learntorch understands ({VERSION}); "
+                                "upgrade learntorch")
+            structure = _read_json(archive, _STRUCTURE_ENTRY, where)
+            return _Decoder(archive, where, map_location).decode(structure, "obj", 0)
+    finally:
+        if opened:
+            handle.close()
+
+
+def _describe(f):
+    """How a message names the file: its path, or what kind of file object it is."""
+    if isinstance(f, (str, os.PathLike)):
+        return repr(os.fspath(f))
+    name = getattr(f, "name", None)
+    if isinstance(name, (str, bytes)):
+        return repr(name)
+    return f"the {type(f).__name__} file object"
+
+
+def _check_entries(archive, where, max_bytes):
+    """Refuse, before reading a byte of data, an archive that is foreign, repeats an entry,
+    holds names learntorch never writes (``../../x``) or declares more than ``max_bytes``."""
+    infos = archive.infolist()
+    names = [info.filename for info in infos]
+    if _FORMAT_ENTRY not in names:
+        if any(n.endswith("data.pkl") for n in names):
+            raise PickleNotAllowedError(
+                f"learntorch.load: {where} was written by torch.save (it contains a pickle, "
+                "data.pkl, which could run code when loaded); learntorch never unpickles. "
+                "Convert it in PyTorch: load it there and save each tensor with numpy "
+                "(np.savez), or re-save its state_dict with learntorch.save.")
+        raise LoadError(f"learntorch.load: {where} is not a learntorch file (the zip archive has "
+                        f"no {_FORMAT_ENTRY!r} entry)")
+    seen = set()
+    for info in infos:
+        name = info.filename
+        if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED,
+                                                             zipfile.ZIP_DEFLATED):
+            raise LoadError(f"learntorch.load: {where} is damaged or was re-packed: the entry "
+                            f"{name!r:.120} is encrypted or compressed in a way learntorch does "
+                            "not read (it writes entries stored, and reads stored or deflated)")
+        if name in seen:
+            raise LoadError(f"learntorch.load: {where} is damaged or forged: the entry {name!r} "
+                            "appears twice")
+        seen.add(name)
+        if name not in (_FORMAT_ENTRY, _STRUCTURE_ENTRY) and not _TENSOR_ENTRY.match(name):
+            raise LoadError(f"learntorch.load: {where} holds an entry learntorch never writes, "
+                            f"{name!r:.120}; refusing the file (it was changed after saving, "
+                            "or made by another program)")
+    total = sum(info.file_size for info in infos)
+    if total > max_bytes:
+        raise LoadError(
+            f"learntorch.load: {where} would expand to {total:,} bytes, more than max_bytes="
+            f"{max_bytes:,} ({len(infos)} entries, {sum(i.compress_size for i in infos):,} bytes "
+            "in the file). If you trust the file and it is this large, pass a larger limit: "
+            f"learntorch.load(f, max_bytes={_round_up(total)})")
+
+
+def _round_up(n):
+    """A limit above ``n`` that reads well in a message: the next power of two."""
+    return 1 << max(n - 1, 1).bit_length()
+
+
+def _read_json(archive, name, where):
+    try:
+        text = archive.read(name)
+    except KeyError:
+        raise LoadError(f"learntorch.load: {where} is damaged: the entry {name!r} is "
+                        "missing") from None
+    except _READ_ERRORS as e:
+        raise LoadError(f"learntorch.load: {where} is damaged or truncated: reading {name!r} "
+                        f"failed ({e})") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise LoadError(f"learntorch.load: {where} is malformed: {name!r} is nested too deeply "
+                        f"to parse (learntorch writes at most {MAX_DEPTH} levels)") from None
+    except ValueError as e:  # bad JSON, bad UTF-8, a number of too many digits
+        raise LoadError(f"learntorch.load: {where} is damaged: {name!r} is not valid JSON "
+                        f"({str(e):.200})") from None
+
+
+class _Counting:
+    """A reader that counts the bytes read through it (the length of a .npy header)."""
+
+    def __init__(self, stream):
+        self.stream, self.count = stream, 0
+
+    def read(self, n=-1):
+        data = self.stream.read(n)
+        self.count += len(data)
+        return data
+
+
 class _Decoder:
-    def __init__(self, archive, map_location):
+    """JSON structure -> Python objects and tensors, checking every node's shape."""
+
+    def __init__(self, archive, where, map_location):
         self.archive = archive
+        self.where = where
         self.map_location = map_location
         self.tensors = {}
 
-    def tensor(self, index, requires_grad, parameter):
-        if index not in self.tensors:
-            name = f"{_PREFIX}tensors/{index}.npy"
-            try:
-                data = self.archive.read(name)
-            except KeyError:
-                raise RuntimeError(f"learntorch.load: the file is damaged: tensor {index} is "
-                                   "missing") from None
-            try:
-                array = np.load(io.BytesIO(data), allow_pickle=False)
-            except ValueError as e:
-                raise RuntimeError(f"learntorch.load: tensor {index} is not plain numeric data "
-                                   f"({e}); refusing to load it") from None
-            _dtypes.from_numpy_dtype(array.dtype)
-            t = Tensor._wrap(array)
-            t = _apply_map_location(t, self.map_location)
-            self.tensors[index] = t
-        t = self.tensors[index]
-        if parameter:
-            from .nn.parameter import Parameter
-            return Parameter(t, requires_grad)
-        if requires_grad:
-            t = t.detach().requires_grad_(True)
-        return t
+    def fail(self, path, what):
+        return LoadError(f"learntorch.load: {self.where} is damaged or malformed: {what} "
+                         f"(at {path})")
 
-    def decode(self, node):
+    def decode(self, node, path, depth):
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
-        if isinstance(node, dict) and len(node) >= 1:
-            if "tensor" in node:
-                return self.tensor(int(node["tensor"]), bool(node.get("requires_grad")),
-                                   bool(node.get("parameter")))
-            if "float" in node:
-                return float(node["float"])
-            if "dtype" in node:
-                return _dtypes.to_dtype(node["dtype"])
-            if "dict" in node:
-                return {self._key(k): self.decode(v) for k, v in node["dict"]}
-            if "odict" in node:
-                return collections.OrderedDict((self._key(k), self.decode(v))
-                                               for k, v in node["odict"])
-            if "tuple" in node:
-                return tuple(self.decode(v) for v in node["tuple"])
-            if "list" in node:
-                return [self.decode(v) for v in node["list"]]
-        raise RuntimeError(f"learntorch.load: the file is damaged: unexpected entry {node!r:.80}")
+        if not isinstance(node, dict) or len(node) == 0:
+            raise self.fail(path, f"unexpected entry {node!r:.80}")
+        if "tensor" in node:
+            return self.tensor_reference(node, path)
+        if len(node) != 1:
+            raise self.fail(path, f"an entry with several kinds {sorted(node)!r:.80}")
+        (kind, value), = node.items()
+        if kind == "float":
+            if value not in ("nan", "inf", "-inf"):
+                raise self.fail(path, f"{value!r:.40} is not one of the special floats "
+                                      "'nan', 'inf', '-inf'")
+            return float(value)
+        if kind == "dtype":
+            if not isinstance(value, str) or value not in _DTYPES_BY_NAME:
+                raise self.fail(path, f"data type {value!r:.40} is not one of learntorch's: "
+                                      + ", ".join(sorted(_DTYPES_BY_NAME)))
+            return _DTYPES_BY_NAME[value]
+        if kind not in ("dict", "odict", "tuple", "list"):
+            raise self.fail(path, f"unknown kind of entry {kind!r:.40}")
+        if not isinstance(value, list):
+            raise self.fail(path, f"a {kind} whose contents are a {type(value).__name__}, not "
+                                  "a list")
+        if depth >= MAX_DEPTH:
+            raise self.fail(path, f"containers nested more than {MAX_DEPTH} deep (learntorch.save "
+                                  "never writes that)")
+        if kind in ("tuple", "list"):
+            items = [self.decode(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+            return tuple(items) if kind == "tuple" else items
+        pairs = []
+        for item in value:
+            if not (isinstance(item, list) and len(item) == 2):
+                raise self.fail(path, f"a dict item that is not a [key, value] pair: "
+                                      f"{item!r:.60}")
+            key = item[0]
+            if isinstance(key, bool) or not isinstance(key, (str, int)):
+                raise self.fail(path, f"a dict key that is not a str or an int: {key!r:.40}")
+            pairs.append((key, self.decode(item[1], f"{path}[{key!r:.40}]", depth + 1)))
+        return collections.OrderedDict(pairs) if kind == "odict" else dict(pairs)
 
-    @staticmethod
-    def _key(k):
-        if not isinstance(k, (str, int)):
-            raise RuntimeError("learntorch.load: the file is damaged: a dict key is not str/int")
-        return k
+    def tensor_reference(self, node, path):
+        index = node["tensor"]
+        flags = {k: node.get(k, False) for k in ("requires_grad", "parameter")}
+        if set(node) - {"tensor", "requires_grad", "parameter"}:
+            raise self.fail(path, f"a tensor entry with unknown fields {sorted(node)!r:.80}")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 10 ** 9:
+            raise self.fail(path, f"a tensor number that is not a whole number >= 0: "
+                                  f"{index!r:.40}")
+        for name, flag in flags.items():
+            if not isinstance(flag, bool):
+                raise self.fail(path, f"{name} is {flag!r:.40}, not true/false")
+        t = self.tensors.get(index)
+        if t is None:
+            t = self.tensors[index] = _apply_map_location(self.read_tensor(index, path),
+                                                           self.map_location)
+        if flags["requires_grad"] and not t.dtype.is_floating_point:
+            raise self.fail(path, f"tensor {index} is {t.dtype} but marked requires_grad "
+                                  "(only floating point tensors can require gradients)")
+        if flags["parameter"]:
+            from .nn.parameter import Parameter
+            return Parameter(t, flags["requires_grad"])
+        if flags["requires_grad"]:
+            return t.detach().requires_grad_(True)
+        return t
+
+    def read_tensor(self, index, path):
+        """Tensor ``index``, read from its .npy entry straight into its array (one allocation,
+        sized from the header only after the entry was checked to hold that many bytes)."""
+        name = f"{_PREFIX}tensors/{index}.npy"
+        try:
+            info = self.archive.getinfo(name)
+        except KeyError:
+            raise self.fail(path, f"tensor {index} is referenced but its entry {name!r} is "
+                                  "missing") from None
+        try:
+            with self.archive.open(info) as raw:
+                stream = _Counting(raw)
+                shape, fortran, dtype = _read_npy_header(stream)
+                what = self._check_array(index, path, shape, dtype)
+                count = math.prod(shape)
+                payload = info.file_size - stream.count
+                if count * dtype.itemsize != payload:
+                    raise self.fail(path, f"tensor {index}'s header declares {what} = "
+                                          f"{count * dtype.itemsize:,} bytes, but its entry "
+                                          f"holds {payload:,}")
+                flat = np.empty(count, dtype=dtype)
+                _read_exactly(raw, flat.view(np.uint8), name)
+                if raw.read(1):  # also where zipfile checks the CRC of what it read
+                    raise self.fail(path, f"tensor {index}'s entry is longer than declared")
+        except LoadError:
+            raise
+        except _READ_ERRORS as e:
+            raise self.fail(path, f"tensor {index} could not be read ({str(e):.200})") from None
+        array = flat.reshape(shape[::-1]).transpose() if fortran else flat.reshape(shape)
+        if not dtype.isnative:
+            array = array.astype(dtype.newbyteorder("="))
+        return Tensor._wrap(array)
+
+    def _check_array(self, index, path, shape, dtype):
+        """Only plain numbers of a learntorch dtype: no objects (pickles), no records."""
+        if (dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None
+                or dtype.kind not in "biuf"):
+            raise self.fail(path, f"tensor {index} is not plain numeric data (numpy dtype "
+                                  f"{dtype}); refusing to load it")
+        try:
+            _dtypes.from_numpy_dtype(dtype.newbyteorder("="))
+        except TypeError:
+            raise self.fail(path, f"tensor {index} has numpy dtype {dtype}, which learntorch "
+                                  "has no tensor type for") from None
+        if not (isinstance(shape, tuple)
+                and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                        for s in shape)):
+            raise self.fail(path, f"tensor {index}'s shape {shape!r:.80} is not a tuple of "
+                                  "sizes >= 0")
+        return f"shape {list(shape)} of {dtype}"
+
+
+def _read_npy_header(stream):
+    """(shape, fortran_order, dtype) from a .npy header, with numpy's own bounded parser
+    (``ast.literal_eval`` of at most 10,000 characters: no code runs, nothing large is made)."""
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        return np.lib.format.read_array_header_1_0(stream)
+    if version == (2, 0):
+        return np.lib.format.read_array_header_2_0(stream)
+    raise ValueError(f".npy format version {version} is not one learntorch writes (1.0, 2.0)")
+
+
+def _read_exactly(stream, buffer, name):
+    view = memoryview(buffer)
+    filled = 0
+    while filled < len(view):
+        n = stream.readinto(view[filled:])
+        if not n:
+            raise EOFError(f"the entry {name!r} ends after {filled:,} of its {len(view):,} "
+                           "bytes of data")
+        filled += n
+
+
+_DTYPES_BY_NAME = {d.name: d for d in _dtypes.ALL_DTYPES}
 
 
 def _apply_map_location(t, map_location):
@@ -172,59 +462,18 @@ def _apply_map_location(t, map_location):
     return t.to(map_location)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
-         **pickle_load_args):
-    """Read an object written by ``learntorch.save``; never executes code from the file."""
-    opened = isinstance(f, (str, os.PathLike))
-    handle = open(f, "rb") if opened else f
-    try:
-        try:
-            archive = zipfile.ZipFile(handle)
-        except zipfile.BadZipFile:
-            raise RuntimeError(_foreign_message(handle)) from None
-        with archive:
-            names = set(archive.namelist())
-            if _PREFIX + "format" not in names:
-                if any(n.endswith("data.pkl") for n in names):
-                    raise RuntimeError(
-                        "learntorch.load: this file was written by torch.save (it contains a "
-                        "pickle, which could run code when loaded); learntorch never unpickles. "
-                        "Convert it in PyTorch: save each tensor with numpy (np.savez) or load "
-                        "it there and re-save with learntorch.save.")
-                raise RuntimeError("learntorch.load: not a learntorch file (no 'learntorch/format' "
-                                   "entry in the archive)")
-            try:
-                header = json.loads(archive.read(_PREFIX + "format"))
-                structure = json.loads(archive.read(_PREFIX + "structure.json"))
-            except (KeyError, ValueError, zipfile.BadZipFile) as e:
-                raise RuntimeError(f"learntorch.load: the file is damaged or truncated ({e})") \
-                    from None
-            if not isinstance(header, dict) or header.get("format") != FORMAT:
-                raise RuntimeError("learntorch.load: not a learntorch file (unknown format)")
-            if header.get("version", 0) > VERSION:
-                raise RuntimeError(f"learntorch.load: file format version {header['version']} is "
-                                   f"newer than this learntorch understands ({VERSION}); "
-                                   "upgrade learntorch")
-            try:
-                return _Decoder(archive, map_location).decode(structure)
-            except zipfile.BadZipFile as e:
-                raise RuntimeError(f"learntorch.load: the file is damaged or truncated ({e})") \
-                    from None
-    finally:
-        if opened:
-            handle.close()
-
-
-def _foreign_message(handle):
+def _not_a_zip_error(handle, where, error):
+    """The error for a file that is not a zip archive at all: say what it looks like."""
     try:
         handle.seek(0)
         head = handle.read(4)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, ValueError):
         head = b""
     if head[:1] == b"\x80":
-        return ("learntorch.load: this is a pickle file (for example from an old torch.save); "
-                "learntorch never unpickles, because loading a pickle can run arbitrary code.")
+        return PickleNotAllowedError(
+            f"learntorch.load: {where} is a pickle file (for example from an old torch.save); "
+            "learntorch never unpickles, because loading a pickle can run arbitrary code.")
     if not head:
-        return "learntorch.load: the file is empty"
-    return ("learntorch.load: not a learntorch file, or the file is truncated/corrupted (it is not "
-            "a valid zip archive)")
+        return LoadError(f"learntorch.load: {where} is empty")
+    return LoadError(f"learntorch.load: {where} is not a learntorch file, or it is truncated or "
+                     f"corrupted (it is not a valid zip archive: {error})")

@@ -40,8 +40,12 @@ NAMESPACES = [
     ("learntorch.optim", "torch.optim"),
     ("learntorch.optim.lr_scheduler", "torch.optim.lr_scheduler"),
     ("learntorch.utils.data", "torch.utils.data"),
+    ("learntorch.distributed", "torch.distributed"),
+    ("learntorch.nn.parallel", "torch.nn.parallel"),
     ("learntorch.profiler", "torch.profiler"),
     ("learntorch.cuda", "torch.cuda"),
+    ("learntorch.onnx", "torch.onnx"),
+    ("learntorch.fx", "torch.fx"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
@@ -67,6 +71,8 @@ LEARNTORCH_ONLY = {
                                 "never unpickles (torch.serialization pickles)",
     "learntorch.backends": "learntorch's kernels: `set_backend(\"numba\" | \"numpy\" | obj)`, "
                            "`use(...)` (torch.backends holds flags for cuDNN, MKL, ...)",
+    "learntorch.tiers": "which tier runs: `set_tier(\"reference\" | \"fast\")`, `use(...)` -- the "
+                        "engine exactly as written, or with the fast tier's replacements",
     "learntorch.factories": "the module that defines the tensor factories; use the names it "
                             "exports from `learntorch` itself",
     "learntorch.ops": "the differentiable functions, one file per family (torch.ops is the "
@@ -88,8 +94,46 @@ LEARNTORCH_ONLY = {
     "learntorch.autograd.engine": "the backward engine, one readable file",
     "learntorch.autograd.graph": "graph introspection for widgets (`walk`, ...); torch's "
                                  "module of this name holds saved-tensor hooks instead",
+    "learntorch.distributed.ring": "the ring all-reduce written out with point-to-point "
+                                   "messages: its `schedule`, an in-process `replay` for "
+                                   "widgets, and `all_reduce` over the real ranks",
+    "learntorch.distributed.run_ranks": "starts N ranks from Python (a notebook cell) and "
+                                        "returns each rank's value and output; torch has "
+                                        "`torch.multiprocessing.spawn`, which cannot run a "
+                                        "notebook's function",
+    "learntorch.distributed.RankResult": "what `run_ranks` returns for each rank: value, "
+                                         "stdout, stderr",
+    "learntorch.distributed.ChildFailedError": "raised when a rank of a job fails, with the "
+                                               "rank and its traceback (torch's of this name "
+                                               "lives in torch.distributed.elastic)",
+    "learntorch.nn.parallel.reducer": "the file of DDP's Reducer, which averages gradients in "
+                                      "buckets during backward (torch's is C++, internal)",
     "learntorch.autograd.is_grad_enabled": "same as `learntorch.is_grad_enabled`; torch has it "
                                            "only at the top level",
+    "learntorch.fx": "a concrete tracer: `capture(model, *inputs)` runs the model once and records "
+                     "the engine's ops with their shapes (torch.fx's symbolic_trace records "
+                     "Python calls on proxies instead); its Graph feeds learntorch.onnx.export",
+    "learntorch.fx.capture": "runs a model or function once on example inputs and returns the "
+                             "Graph of the ops it ran (nearest in torch: torch.jit.trace, "
+                             "torch.export.export)",
+    "learntorch.fx.CaptureError": "raised when a call cannot be captured faithfully (a value "
+                                  "computed outside the engine's Functions, an unseen in-place "
+                                  "change)",
+    "learntorch.fx.Graph": "a captured graph: nodes in execution order, `attributes`, `code`, "
+                           "`tabular()`, callable with shape guards; torch.fx.Graph is symbolic "
+                           "and has other methods",
+    "learntorch.fx.Node": "one node of a captured Graph: torch.fx's op vocabulary (placeholder, "
+                          "get_attr, call_function, output) with a Function class as target, "
+                          "shapes and the op's kind; torch.fx.Node has other attributes",
+    "learntorch.fx.TensorMeta": "shape, dtype and device of a captured tensor (torch keeps "
+                                "these in torch.fx.passes.shape_prop.TensorMetadata)",
+    "learntorch.fx.op_kinds": "the kind of each engine op (elementwise, reduction, matmul, conv, "
+                              "...), read by the ONNX exporter and by a compiler",
+    "learntorch.fx.graph": "the module defining Graph, Node and TensorMeta (torch.fx.graph "
+                           "defines torch's symbolic Graph)",
+    "learntorch.fx.interpreter": "runs a captured Graph again, each node's Function.apply "
+                                 "after checking shapes and dtypes (torch.fx.interpreter holds "
+                                 "torch's Interpreter class)",
 }
 
 RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but not torch's "
@@ -97,10 +141,39 @@ RANDOM_NOTE = ("random: the same seed gives the same numbers on every run, but n
 
 # What introspection cannot see, written down once (each was checked by hand).
 NOTES = {
-    "learntorch.get_rng_state": "returns an opaque state object, not torch's uint8 tensor; "
-                                "give it back to `set_rng_state`",
-    "learntorch.set_rng_state": "takes what `get_rng_state` returned, not a uint8 tensor",
+    "learntorch.get_rng_state": "a uint8 tensor as torch's, but 53 bytes of learntorch's PCG64 "
+                                "state, not torch's 5056-byte Mersenne Twister state (the two "
+                                "cannot be exchanged)",
+    "learntorch.set_rng_state": "takes what learntorch's `get_rng_state` returned; torch's state "
+                                "is refused with the reason",
+    "learntorch.load": "never unpickles (torch.save files are refused); `max_bytes=` (learntorch "
+                       "only, 1 GiB by default) limits what a file may expand to; "
+                       "`weights_only` and `mmap` are accepted and change nothing",
+    "learntorch.onnx.export": "one exporter (learntorch.fx's tracer): dynamo, optimize, report, "
+                              "profile, dump_exported_program, artifacts_dir, external_data, "
+                              "do_constant_folding, custom_opsets, export_modules_as_functions "
+                              "and autograd_inlining are accepted and change nothing; "
+                              "custom_translation_table and keyword inputs are refused",
+    "learntorch.onnx.ONNXProgram": "what export returns, not made by hand: `model_proto`, "
+                                   "`save(path)`, calling it runs ONNX Runtime, `verify(*args)`, "
+                                   "and `graph`, the captured learntorch graph",
     "learntorch.Generator": RANDOM_NOTE,
+    "learntorch.distributed": "the mpi backend only (over mpi4py and MPICH's wheel): "
+                              "`init_process_group(\"gloo\" or \"nccl\")` raises; one process "
+                              "group, the default one (no `new_group`)",
+    "learntorch.distributed.init_process_group": "`init_method` and `store` are accepted and "
+                                                 "not needed (MPI's launcher connects the "
+                                                 "ranks); `world_size`/`rank` must agree with "
+                                                 "MPI's",
+    "learntorch.distributed.ReduceOp": "AVG as on NCCL (sum / world size, floating-point "
+                                       "only); PREMUL_SUM refused",
+    "learntorch.utils.data.DistributedSampler": "torch's index split exactly; the shuffled "
+                                                "permutation is learntorch's (PCG64), not "
+                                                "torch's numbers",
+    "learntorch.nn.parallel.DistributedDataParallel": "CPU modules; no `register_comm_hook`; "
+                                                      "`static_graph` and "
+                                                      "`gradient_as_bucket_view` are accepted "
+                                                      "and ignored",
     "learntorch.cuda": "no CUDA backend yet: `is_available()` is False, and moving a tensor "
                        "to 'cuda' raises RuntimeError",
 }
@@ -449,8 +522,9 @@ HEADER = """\
 
 `import learntorch as torch` runs code written for PyTorch when it sticks to the names below.
 Each public name of `learntorch`, `learntorch.Tensor`, `learntorch.autograd`, `learntorch.nn` (with
-`nn.functional`, `nn.init`, `nn.utils`), `learntorch.optim` (with `lr_scheduler`) and
-`learntorch.utils.data` has a row: its
+`nn.functional`, `nn.init`, `nn.utils`, `nn.parallel`), `learntorch.optim` (with `lr_scheduler`),
+`learntorch.utils.data`, `learntorch.distributed`, `learntorch.profiler`, `learntorch.cuda`,
+`learntorch.onnx` and `learntorch.fx` has a row: its
 kind, its PyTorch {torch_version} twin, whether the parameters agree, and what differs.
 
 This file is generated by `python scripts/api_table.py` (or `make api-table`) from the code

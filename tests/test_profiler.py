@@ -91,17 +91,17 @@ def test_table_has_torchs_columns_sorted_and_limited():
 
 
 def test_profiling_leaves_the_engine_as_it_found_it_even_after_an_error():
-    from learntorch.autograd import engine
+    from learntorch._fast import engine
     forward = autograd_function.Function.__dict__["apply"]
     backward = autograd_function.BackwardNode.__dict__["apply"]
-    backward_raw = engine._apply_raw
+    backward_raw = engine.apply_raw
     with pytest.raises(ZeroDivisionError):
         with profile():
             with profile():  # nested profiles install the wrappers once
                 1 / 0
     assert autograd_function.Function.__dict__["apply"] is forward
     assert autograd_function.BackwardNode.__dict__["apply"] is backward
-    assert engine._apply_raw is backward_raw
+    assert engine.apply_raw is backward_raw
     x = torch.ones(2, requires_grad=True)
     (x * 3).sum().backward()  # and the engine still works
     assert x.grad.tolist() == [3.0, 3.0]

@@ -54,24 +54,37 @@ TEST_MACHINERY = {"torch", "pytest", "pytest-xdist", "hypothesis", "nbval", "pyt
                   "playwright", "jupyter-repo2docker", "numba-cuda", "cuda-toolkit"}
 
 
-def test_a_learner_install_has_none_of_the_test_machinery():
+def extra_requirements(extra):
+    """What ``pip install -e '.[extra]'`` asks for: the engine's dependencies and the extra's
+    requirements, with learntorch's own extras (``learntorch[jupyter]``) expanded."""
     extras = PYPROJECT["project"]["optional-dependencies"]
-    learner = {requirement_name(r) for r in extras["jupyter"]}
-    assert {"jupyterlab", "ipywidgets", "matplotlib", "graphviz"} <= learner
+    found, todo = list(PYPROJECT["project"]["dependencies"]), [extra]
+    while todo:
+        for requirement in extras[todo.pop()]:
+            if requirement_name(requirement) == "learntorch":
+                todo += re.search(r"\[(.*)\]", requirement).group(1).split(",")
+            else:
+                found.append(requirement)
+    return found
+
+
+def test_a_learner_install_has_none_of_the_test_machinery():
+    learner = {requirement_name(r) for r in extra_requirements("lab")}
+    assert {"numpy", "numba", "jupyterlab", "ipywidgets", "matplotlib", "graphviz"} <= learner
     assert not learner & TEST_MACHINERY, f"make lab would install {sorted(learner & TEST_MACHINERY)}"
 
 
 def test_the_tests_install_is_everything():
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert extras["test"] == ["learntorch[jupyter,dev,oracle,cuda]"]
-    everything = {requirement_name(r) for group in ("jupyter", "dev", "oracle", "cuda")
-                  for r in extras[group]}
-    assert TEST_MACHINERY <= everything
+    everything = {requirement_name(r) for r in extra_requirements("test")}
+    every_extra = {requirement_name(r) for name, group in extras.items() for r in group
+                   if requirement_name(r) != "learntorch"}
+    assert TEST_MACHINERY <= everything and every_extra <= everything
 
 
 def test_make_lab_installs_the_learner_extra_and_make_test_the_test_extra():
     lab, test = run_make("-s", "-n", "lab").stdout, run_make("-s", "-n", "test").stdout
-    assert '-e ".[jupyter]"' in lab and '".[test]"' not in lab
+    assert '-e ".[lab]"' in lab and '".[test]"' not in lab
     assert '-e ".[test]"' in test
 
 
@@ -92,14 +105,37 @@ def imported_modules(path):
                 yield node.lineno, node.args[0].value.split(".")[0]
 
 
+# Optional components (DESIGN.md section 9): a package of an extra may be imported only by
+# the subpackage whose feature needs it, which imports it when that feature is used (the
+# test that `import learntorch` leaves it unimported lives with the feature's tests).
+OPTIONAL_IMPORTS = {"learntorch/onnx": ("deploy", {"onnx", "onnxruntime"}),
+                    "learntorch/distributed": ("distributed", {"mpi4py"})}
+
+
 def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
     allowed = ENGINE_DEPENDENCIES | set(sys.stdlib_module_names) | {"learntorch", "__future__"}
     files = sorted((ROOT / "learntorch").rglob("*.py"))
     assert len(files) > 10, "learntorch/ should hold the engine's files"
+
+    def optional(path):
+        for folder, (_, names) in OPTIONAL_IMPORTS.items():
+            if path.relative_to(ROOT).as_posix().startswith(folder + "/"):
+                return names
+        return set()
     bad = [f"{path.relative_to(ROOT)}:{line}: import {name}"
-           for path in files for line, name in imported_modules(path) if name not in allowed]
+           for path in files for line, name in imported_modules(path)
+           if name not in allowed | optional(path)]
     assert not bad, ("the engine imports only numpy, numba and the standard library (widgets, "
                      "course and torch live outside it):\n  " + "\n  ".join(bad))
+
+
+def test_optional_imports_are_declared_in_their_extra():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    for folder, (extra, names) in OPTIONAL_IMPORTS.items():
+        assert (ROOT / folder).is_dir(), f"OPTIONAL_IMPORTS names {folder}, which is gone"
+        declared = {requirement_name(r) for r in extras.get(extra, [])}
+        assert names <= declared, f"{folder} imports {sorted(names - declared)}: add them to " \
+                                  f"the [{extra}] extra of pyproject.toml"
 
 
 def test_the_import_scan_sees_every_form_of_import(tmp_path):

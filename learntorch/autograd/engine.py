@@ -2,39 +2,33 @@
 
 ``backward_steps`` is the whole algorithm, written as a generator that yields
 one ``BackwardStep`` per node, so a widget can run the engine's own backward
-one node at a time.  ``Tensor.backward`` and ``autograd.grad`` simply run it
-to the end.  The algorithm:
+one node at a time; ``backward()`` runs it to the end.  The algorithm:
 
-1. find every node reachable from the roots and count, for each node, how
-   many edges point into it (iteratively: a 100,000-op chain has no
-   recursion limit);
-2. seed the roots with their output gradients;
-3. repeatedly take a node whose gradients are all in (its count reached 0;
-   the most recently created one first, as torch does), call its backward,
-   **sum each returned gradient back to its input's shape** (broadcasting's
-   backward, ``ops.broadcast.sum_to_shape``), and add it into the buffer of
-   the node it flows to;
+1. count, for every node reachable from the roots, how many edges point into it
+   (iteratively: a 100,000-op chain has no recursion limit);
+2. put each root's gradient into the buffer of the node that produced it;
+3. repeatedly take a node whose gradients are all in (its count reached 0; the
+   most recently created one first, as torch does), call its backward, fit
+   each returned gradient to its input -- **broadcasting's backward**
+   (``grad.sum_to_size(shape)``): an input that was broadcast receives the sum of
+   the gradients of its copies -- and add it into the buffer of the node it flows to;
 4. at a leaf's ``AccumulateGrad`` node, add the gradient into ``leaf.grad``.
 
-When no graph of the gradient is wanted (``create_graph=False``) and nobody
-looks at the steps (plain ``backward()`` and ``autograd.grad``), gradients
-travel between nodes as plain arrays ("raw" mode): a Function that defines
-``backward_arrays`` computes its derivative on them directly, and a Tensor is
-built only where one is needed (a learner's ``backward``, a hook, ``.grad``).
-On small tensors that bookkeeping *is* the cost of backward.
+Gradients are Tensors throughout.  While backward formulas run, the tape
+records only with ``create_graph=True`` (a graph of the gradient, for second
+derivatives).  Saved tensors are freed after use unless ``retain_graph``.
+
+(The fast tier, ``learntorch/_fast/engine.py``, replaces ``run_backward`` for
+plain ``backward()`` calls by the same walk on raw arrays; this file is what it
+must agree with.)
 """
 import heapq
-import sys
+import itertools
 
-from numpy import ndarray
+import numpy as np
 
 from . import grad_mode
-from . import function as _function
-from .function import AccumulateGrad, _FREED
-from .. import backends
-from .._float_errors import ignore_float_errors, restore_float_errors
-from ..backends.reference import as_array
-from ..ops.broadcast import sum_to_shape, is_expandable_to
+from .function import AccumulateGrad, accumulate_grad
 
 
 class BackwardStep:
@@ -54,10 +48,11 @@ class BackwardStep:
 
     __slots__ = ("index", "node", "grad_outputs", "grad_inputs", "reduced", "leaf", "leaf_grad")
 
-    def __init__(self, index, node, grad_outputs, grad_inputs, reduced, leaf=None, leaf_grad=None):
+    def __init__(self, index, node, grad_outputs, grad_inputs, reduced):
         self.index, self.node = index, node
         self.grad_outputs, self.grad_inputs, self.reduced = grad_outputs, grad_inputs, reduced
-        self.leaf, self.leaf_grad = leaf, leaf_grad
+        self.leaf = getattr(node, "variable", None)  # an AccumulateGrad's leaf
+        self.leaf_grad = None if self.leaf is None else self.leaf._grad
 
     @property
     def broadcast_reduced(self):
@@ -75,277 +70,195 @@ class BackwardStep:
         return f"BackwardStep({self.index}, {self.node.name()})"
 
 
-def _collect(roots):
-    """Every node reachable from ``roots`` and how many edges enter each (iterative DFS).
-
-    One dict does both jobs: a node is in it once it has been seen, with the number
-    of edges found so far that point into it (roots start at 0).
-    """
-    dependencies = dict.fromkeys([n for n in roots if n is not None], 0)
-    stack = list(dependencies)
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node._edges:
-            if nxt is None:
-                continue
-            count = dependencies.get(nxt)
-            if count is None:
-                dependencies[nxt] = 1
-                stack.append(nxt)
-            else:
-                dependencies[nxt] = count + 1
-    return dependencies.keys(), dependencies
+# ---------------------------------------------------------------- the entry points
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``tensor.backward()`` and ``autograd.backward()``: gradients into the leaves' ``.grad``."""
+    tensors = _as_tuple(tensors)
+    grads = make_grads(tensors, _as_tuple(grad_tensors))
+    inputs = None if inputs is None else backward_inputs(inputs)
+    retain_graph = create_graph if retain_graph is None else retain_graph  # torch's default
+    run_backward(tensors, grads, retain_graph, create_graph, inputs)
 
 
-def _needed(nodes, targets):
-    """Nodes whose backward must run to reach the ``targets`` edges (``inputs=``/``grad()``).
-
-    A node must run when one of its edges is a target, or leads to a node that
-    must run.  The node that produced a non-leaf input is *not* run: the input's
-    gradient is what flows into it, so the graph below it is left untouched.
-    """
-    parents = {}
-    needed = set()
-    for n in nodes:
-        for edge in n._edges:
-            nxt = edge[0]
-            if nxt is not None:
-                parents.setdefault(nxt, []).append(n)
-                if edge in targets:
-                    needed.add(n)
-    stack = list(needed)
-    while stack:
-        n = stack.pop()
-        for p in parents.get(n, ()):
-            if p not in needed:
-                needed.add(p)
-                stack.append(p)
-    return needed
-
-
-def _zeros_for(meta, raw=False):
-    from .. import factories
-    shape, dtype = meta
-    zeros = factories.zeros(shape, dtype=dtype)
-    return zeros._data if raw else zeros
-
-
-def _accumulate(buffer, node, slot, size, grad):
-    grads = buffer.get(node)
-    if grads is None:
-        grads = buffer[node] = [None] * size
-    old = grads[slot]
-    grads[slot] = grad if old is None else old + grad
+def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
+    """Run backward to the end, accumulating into leaves' ``.grad``."""
+    for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs):
+        pass
 
 
 def backward_steps(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
-                   accumulate=True, record_steps=True):
+                   accumulate=True):
     """Run backward from ``roots`` (tensors) one node at a time, yielding a BackwardStep each.
 
     ``inputs``: when given, only gradients for these tensors are computed.
-    ``accumulate=False`` (autograd.grad): leaves' ``.grad`` is not touched; the
-    generator's return value is the list of gradients for ``inputs``.
-    ``record_steps=False`` (plain ``backward()``): the same walk, without building
-    a BackwardStep record per node that nobody would look at.
+    ``accumulate=False`` (autograd.grad): no ``.grad`` is touched; the generator's
+    return value is the list of gradients for ``inputs``.
     """
-    # raw mode: gradients are arrays inside the engine (see the module docstring)
-    raw = not create_graph and not record_steps
-    root_edges = [r._edge() for r in roots]
-    buffer = {}
-    for (node, nr), g in zip(root_edges, grad_roots):
-        _accumulate(buffer, node, nr, _num_outputs(node), g._data if raw else g)
-
-    nodes, dependencies = _collect([e[0] for e in root_edges])
-    capture = None
-    if inputs is not None:
-        capture = {}
-        for i, t in enumerate(inputs):
-            capture.setdefault(t._edge(), []).append(i)
-        keep = _needed(nodes, capture)
-    else:
-        keep = None
-    captured = [None] * (len(inputs) if inputs is not None else 0)
-
-    ready = []
-    for node in {e[0] for e in root_edges}:
-        if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
-
+    dependencies = _count_dependencies([t._edge()[0] for t in roots])
+    buffer = {}  # node -> the gradients that arrived for each of its outputs (summed)
+    for t, g in zip(roots, grad_roots):
+        _add_to_buffer(buffer, *t._edge(), g)
+    targets = _Targets(inputs, dependencies, accumulate) if inputs is not None else None
+    ready = [(-n._sequence_nr, id(n), n) for n in buffer if dependencies[n] == 0]
+    heapq.heapify(ready)  # the node created last runs first, as in torch
     state = grad_mode._state
-    outer_mode = state.enabled
-    index = 0
-    heappop, heappush = heapq.heappop, heapq.heappush
-    add = backends.current.add
-    # inf/nan like torch, no numpy warnings: in raw mode once for the whole run (nothing is
-    # yielded to the caller meanwhile), else around each backward
-    quiet_run = ignore_float_errors() if raw else None
-    follow = None  # the next node to run when it is the only one ready (a chain): no heap
+    outer_mode, step_number = state.enabled, itertools.count()
     try:
-        while follow is not None or ready:
-            if follow is not None:
-                node, follow = follow, None
-            else:
-                node = heappop(ready)[2]
-            grad_outputs = buffer.pop(node, None)
-            if grad_outputs is None:
-                grad_outputs = [None] * _num_outputs(node)
-            # backward formulas are recorded only when a graph of the gradient is wanted
-            state.enabled = create_graph
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffer.pop(node, None) or [None] * len(node._output_meta)
+            state.enabled = create_graph  # record the backward formulas only for create_graph
             if node._tensor_pre_hooks:
-                grad_outputs = _run_prehooks(node, grad_outputs, raw)
-            if capture is not None:
-                for nr, g in enumerate(grad_outputs):
-                    wanted = capture.get((node, nr), ())
-                    if wanted and raw and g is not None:
-                        g = _wrap(g)
-                    for i in wanted:
-                        captured[i] = g
-                    if wanted and accumulate and g is not None \
-                            and node.__class__ is not AccumulateGrad:
-                        # backward(inputs=[h]) with a non-leaf h: h.grad accumulates, as a leaf's
-                        _accumulate_grad(inputs[wanted[0]], g, create_graph)
-            if node.__class__ is AccumulateGrad:
-                # (asked before ``g`` below holds the array too)
-                adoptable = raw and node.variable._grad is None and _only_held_by(grad_outputs)
-                g = grad_outputs[0]
-                if g is not None and accumulate and (inputs is None or (node, 0) in capture):
-                    if adoptable and _adoptable_as_grad(g, node.variable._data):
-                        node.variable._grad = _wrap(g)  # nobody else has it: no copy needed
-                    else:
-                        _accumulate_grad(node.variable, _wrap(g) if raw else g, create_graph)
-                    if record_steps:
-                        state.enabled = outer_mode
-                        yield BackwardStep(index, node, grad_outputs, [], [], node.variable,
-                                           node.variable._grad)
-                        index += 1
-                continue
-            edges = node._edges
-            missing = 0
-            for g in grad_outputs:
-                if g is None:
-                    missing += 1
-            if (keep is not None and node not in keep) or missing == len(grad_outputs):
-                # nothing to send back from here, but the nodes below still wait for this one
-                grad_inputs = (None,) * len(edges)
-                reduced = list(grad_inputs)
-            else:
-                if missing and node.materialize_grads:
-                    grad_outputs = [g if g is not None or m is None else _zeros_for(m, raw)
-                                    for g, m in zip(grad_outputs, node._output_meta)]
-                if raw:
-                    grad_inputs = _apply_raw(node, grad_outputs)
-                else:
-                    quiet = ignore_float_errors()
-                    try:
-                        grad_inputs = node.apply(grad_outputs)
-                    finally:
-                        restore_float_errors(quiet)
-                if not retain_graph and node._saved is not None:
-                    node._saved = _FREED  # node.release(), without the call
-                n = len(grad_inputs)
-                if n != len(edges) and not (n == len(edges) + 1 and grad_inputs[-1] is None):
-                    grad_inputs = _one_per_input(node, grad_inputs)  # (add's unused alpha: fine)
-                # check each gradient against its input, summing broadcast dims (_fitted)
-                reduced = []
-                append = reduced.append
-                if raw:
-                    for g, meta in zip(grad_inputs, node._input_meta):
-                        if g is None or meta is None:
-                            append(None)
-                        elif g.__class__ is ndarray and g.shape == meta[0] \
-                                and g.dtype is meta[1].np:
-                            append(g)
-                        else:
-                            append(_fitted(node, len(reduced), g, meta, raw))
-                else:
-                    for g, meta in zip(grad_inputs, node._input_meta):
-                        if g is None or meta is None:
-                            append(None)
-                        elif g._data.shape == meta[0] and g._dtype is meta[1]:
-                            append(g)
-                        else:
-                            append(_fitted(node, len(reduced), g, meta, raw))
-                if record_steps:
-                    state.enabled = outer_mode
-                    yield BackwardStep(index, node, grad_outputs, grad_inputs, reduced)
-                    index += 1
-                    state.enabled = create_graph
-            for (nxt, nr), g in zip(edges, reduced):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    slots = buffer.get(nxt)
-                    if slots is None:
-                        slots = buffer[nxt] = [None] * len(nxt._output_meta)
-                    old = slots[nr]
-                    if old is None:
-                        slots[nr] = g
-                    else:  # a tensor used twice: its gradients from both uses add up
-                        slots[nr] = add(old, g) if raw else old + g
-                remaining = dependencies[nxt] - 1
-                dependencies[nxt] = remaining
-                if remaining == 0:
-                    if follow is None and not ready:
-                        follow = nxt  # the only node ready: run it next, no heap needed
-                    else:
-                        if follow is not None:
-                            heappush(ready, (-follow._sequence_nr, id(follow), follow))
-                            follow = None
-                        heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
-            # drop this node's references to the gradients it sent: a leaf's AccumulateGrad
-            # adopts a gradient array only when its buffer is the one holder left
-            grad_inputs = reduced = append = g = old = None
+                grads = _run_prehooks(node, grads)
+            if targets is not None:
+                targets.capture(node, grads, create_graph)
+            sent = [None] * len(node._edges)  # what flows on to each input (nothing, unless:)
+            if any(g is not None for g in grads) and (targets is None or targets.runs(node)):
+                grad_inputs = _call_backward(node, grads, retain_graph)  # a leaf: into .grad
+                sent = [None if g is None or meta is None else _fit(node, i, g, meta)
+                        for i, (g, meta) in enumerate(zip(grad_inputs, node._input_meta))]
+                state.enabled = outer_mode  # the caller's code runs in its own grad mode
+                yield BackwardStep(next(step_number), node, grads, grad_inputs, sent)
+            for (nxt, nr), g in zip(node._edges, sent):
+                if nxt is not None:
+                    _send(buffer, dependencies, ready, nxt, nr, g)
     finally:
         state.enabled = outer_mode
-        if quiet_run is not None:
-            restore_float_errors(quiet_run)
-    return captured
+    return targets.captured if targets is not None else []
 
 
-def _wrap(array):
-    return _function._Tensor._wrap(array)
+# ---------------------------------------------------------------- the steps, one idea each
+def _count_dependencies(roots):
+    """How many edges point into each node reachable from ``roots`` (an iterative walk)."""
+    dependencies = dict.fromkeys(roots, 0)
+    stack = list(roots)
+    while stack:
+        for nxt, _ in stack.pop()._edges:
+            if nxt is not None:
+                if nxt not in dependencies:
+                    dependencies[nxt] = 0
+                    stack.append(nxt)
+                dependencies[nxt] += 1
+    return dependencies
 
 
-def _apply_raw(node, grad_arrays):
-    """``node``'s backward on gradient arrays: its ``backward_arrays`` when the Function has
-    one, else its ``backward`` on Tensors built around them (the results stay Tensors:
-    ``_validate`` takes their arrays)."""
-    backward_arrays = node._function.backward_arrays
-    if backward_arrays is not None:
-        grads = backward_arrays(node, *grad_arrays)
-        return grads if grads.__class__ is tuple else (grads,)
-    return node.apply([None if g is None else _wrap(g) for g in grad_arrays])
+def _send(buffer, dependencies, ready, node, nr, grad):
+    """Deliver ``grad`` to output ``nr`` of ``node``; once every edge into ``node`` has
+    delivered (a None counts: that path carried no gradient), ``node`` is ready to run."""
+    if grad is not None:
+        _add_to_buffer(buffer, node, nr, grad)
+    dependencies[node] -= 1
+    if dependencies[node] == 0:
+        heapq.heappush(ready, (-node._sequence_nr, id(node), node))
 
 
-def _num_outputs(node):
-    return len(node._output_meta)
+def _add_to_buffer(buffer, node, nr, grad):
+    """Add ``grad`` to what output ``nr`` of ``node`` received so far (a tensor used twice
+    receives the sum of both gradients)."""
+    grads = buffer.setdefault(node, [None] * len(node._output_meta))
+    grads[nr] = grad if grads[nr] is None else grads[nr] + grad
 
 
-def _run_prehooks(node, grad_outputs, raw=False):
-    """Run the hooks registered on ``node``'s outputs; hooks see (and return) Tensors."""
-    hooks = node._tensor_pre_hooks
-    if not hooks:
-        return grad_outputs
-    if raw:
-        grad_outputs = [None if g is None else _wrap(g) for g in grad_outputs]
-        grad_outputs = _run_prehooks(node, grad_outputs)
-        return [None if g is None else g._data for g in grad_outputs]
-    grad_outputs = list(grad_outputs)
-    for nr, fns in hooks.items():
-        if nr is None:  # node-level prehook sees all gradients
+def _call_backward(node, grads, retain_graph):
+    """``node``'s backward: one gradient (or None) per forward argument.  An output that
+    received no gradient gets zeros (torch's ``materialize_grads``); the saved tensors
+    are freed afterwards unless ``retain_graph``."""
+    if node.materialize_grads and any(g is None for g in grads):
+        grads = _zeros_where_missing(node, grads)
+    with np.errstate(all="ignore"):  # 1/0 is inf and 0/0 nan, as torch: no warnings
+        grad_inputs = node.apply(grads)
+    if not retain_graph:
+        node.release()
+    if len(grad_inputs) != len(node._edges):
+        grad_inputs = _one_per_input(node, grad_inputs)
+    return grad_inputs
+
+
+def _fit(node, i, g, meta):
+    """Make gradient ``g`` of input ``i`` match the input: sum broadcast dims, cast dtype."""
+    shape, dtype = meta
+    if g.shape != shape:
+        try:
+            g = g.sum_to_size(shape)  # broadcasting's backward: sum over the broadcast dims
+        except RuntimeError:
+            _raise_wrong_gradient_shape(node, i, g, shape)
+    if g.dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _raise_wrong_gradient_shape(node, i, g, shape):
+    raise RuntimeError(
+        f"Function {node.name()} returned an invalid gradient at index {i} - got "
+        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+
+
+# ---------------------------------------------------------------- rarer paths
+class _Targets:
+    """``inputs=`` of backward / ``autograd.grad``: the tensors whose gradient is wanted.
+
+    ``runs(node)``: whether ``node``'s backward runs -- a wanted leaf's ``AccumulateGrad``
+    (unless nothing accumulates, as in ``autograd.grad``), or a node on the way to a
+    wanted gradient (the graph below a wanted non-leaf is not run: its gradient is what
+    flows into it); ``capture`` keeps the gradients.
+    """
+
+    def __init__(self, inputs, dependencies, accumulate):
+        self.inputs, self.accumulate = inputs, accumulate
+        self.captured = [None] * len(inputs)
+        self.edges = {}
+        for i, t in enumerate(inputs):
+            self.edges.setdefault(t._edge(), []).append(i)
+        parents = {}
+        self.needed = set()
+        for n in dependencies:
+            for edge in n._edges:
+                if edge[0] is not None:
+                    parents.setdefault(edge[0], []).append(n)
+                    if edge in self.edges:
+                        self.needed.add(n)
+        stack = list(self.needed)
+        while stack:
+            for p in parents.get(stack.pop(), ()):
+                if p not in self.needed:
+                    self.needed.add(p)
+                    stack.append(p)
+
+    def runs(self, node):
+        """Whether ``node``'s backward runs: a wanted leaf's when gradients accumulate,
+        any other node's when it leads to a wanted gradient."""
+        if type(node) is AccumulateGrad:
+            return self.accumulate and (node, 0) in self.edges
+        return node in self.needed
+
+    def capture(self, node, grads, create_graph):
+        """Keep the gradients of wanted inputs; a wanted non-leaf's ``.grad`` accumulates
+        as a leaf's would (torch's rule for ``backward(inputs=...)``)."""
+        for nr, g in enumerate(grads):
+            for i in self.edges.get((node, nr), ()):
+                self.captured[i] = g
+                if self.accumulate and g is not None and type(node) is not AccumulateGrad:
+                    accumulate_grad(self.inputs[i], g, create_graph)
+
+
+def _run_prehooks(node, grads):
+    """Run the hooks registered on ``node``'s outputs; a hook may return a new gradient."""
+    grads = list(grads)
+    for nr, fns in node._tensor_pre_hooks.items():
+        if nr is None:  # a node-level prehook sees all gradients
             for fn in list(fns):
-                result = fn(tuple(grad_outputs))
+                result = fn(tuple(grads))
                 if result is not None:
-                    grad_outputs = list(result)
+                    grads = list(result)
             continue
         for fn in list(fns):
-            if grad_outputs[nr] is None:
+            if grads[nr] is None:
                 break
-            result = fn(grad_outputs[nr])
+            result = fn(grads[nr])
             if result is not None:
-                _check_hook_result(fn, grad_outputs[nr], result)
-                grad_outputs[nr] = result
-    return grad_outputs
+                _check_hook_result(fn, grads[nr], result)
+                grads[nr] = result
+    return grads
 
 
 def _check_hook_result(fn, grad, result):
@@ -369,88 +282,87 @@ def _one_per_input(node, grad_inputs):
     n_inputs = len(node._edges)
     if len(grad_inputs) > n_inputs and all(g is None for g in grad_inputs[n_inputs:]):
         return grad_inputs[:n_inputs]
+    _raise_gradient_count(node, n_inputs, grad_inputs)
+
+
+def _raise_gradient_count(node, n_inputs, grad_inputs):
     raise RuntimeError(
         f"function {node.name()} returned an incorrect number of gradients "
         f"(expected {n_inputs}, got {len(grad_inputs)}): backward must return one "
         "gradient (or None) per input of forward")
 
 
-def _fitted(node, i, g, meta, raw):
-    """Gradient ``g`` of input ``i`` when it does not already match the input exactly.
-
-    ``raw``: ``g`` may be an array (``backward_arrays``), a Tensor (a ``backward``) or a
-    numpy scalar (numpy's 0-d results), and the answer is an array.
-    """
-    if not raw:
-        return _fit(node, i, g, meta)
-    if g.__class__ is not ndarray:
-        g = g._data if isinstance(g, _function._Tensor) else as_array(g)
-    if g.shape == meta[0] and g.dtype is meta[1].np:
-        return g
-    return _fit(node, i, _wrap(g), meta)._data
+def _zeros_where_missing(node, grads):
+    """Zeros (of the output's shape and dtype, on the gradients' device) for each output
+    of ``node`` that received no gradient."""
+    like = next(g for g in grads if g is not None)
+    return [g if g is not None or meta is None
+            else like._wrap(np.zeros_like(like._data, dtype=meta[1].np, shape=meta[0]))
+            for g, meta in zip(grads, node._output_meta)]
 
 
-def _fit(node, i, g, meta):
-    """Make gradient ``g`` of input ``i`` match the input: sum broadcast dims, cast dtype."""
-    shape, dtype = meta
-    if g._data.shape != shape:
-        if not is_expandable_to(shape, g._data.shape):
-            raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                f"{list(g.shape)} but expected shape compatible with {list(shape)}")
-        g = sum_to_shape(g, shape)  # broadcasting's backward: sum over the broadcast dims
-    if g._dtype is not dtype:
-        g = g.to(dtype)
-    return g
-
-
-def _references_of_first(items):
-    return sys.getrefcount(items[0])
-
-
-# what the count above is when ``items`` is the array's only holder, measured on this
-# Python (the interpreter's own temporary references differ between versions)
-_SOLE_HOLDER = _references_of_first([object()])
-
-
-def _only_held_by(grad_outputs):
-    """True when the gradient in ``grad_outputs[0]`` is referenced by that list alone: no
-    other node's buffer, hook, retained ``.grad`` or view holds it (CPython's count)."""
-    return _references_of_first(grad_outputs) == _SOLE_HOLDER
-
-
-def _adoptable_as_grad(g, leaf_data):
-    """A gradient array a leaf may keep as its ``.grad`` without copying, as torch steals
-    a gradient no one else uses: it owns its memory, can be written, and has the leaf's
-    layout (C order, the same strides); what ``_accumulate_grad`` would copy it into."""
-    return (g.__class__ is ndarray and g.base is None and g.flags.owndata
-            and g.flags.writeable and g.flags.c_contiguous and leaf_data.flags.c_contiguous)
-
-
-def _accumulate_grad(tensor, g, create_graph):
-    """``tensor.grad += g`` (the first time, ``tensor.grad = g``), as torch's AccumulateGrad.
-
-    Tensor hooks have already run (they are pre-hooks of the node).  With
-    ``create_graph`` the sum is recorded, so ``.grad`` itself can be differentiated.
-    """
-    if tensor._grad is None:
-        if create_graph:
-            tensor._grad = g
-        elif tensor._data.flags.c_contiguous:
-            # .grad gets its own contiguous memory, like the leaf (a plain array copy,
-            # C order, on the gradient's device: nothing about this copy needs recording)
-            tensor._grad = g._wrap(g._data.copy())
+# ---------------------------------------------------------------- the gradients to start from
+def make_grads(outputs, grad_outputs):
+    """The gradients backward starts from: ``grad_outputs``, checked, or for a one-element
+    output (a loss) the gradient 1 -- dLoss/dLoss."""
+    grads = list(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            _raise_not_in_graph(i)
+        if grads[i] is not None:
+            grads[i] = _checked_gradient(i, grads[i], out)
+        elif out.numel() == 1:
+            grads[i] = out._wrap(np.ones_like(out._data))  # 1, of out's shape, dtype and device
         else:
-            tensor._grad = g.detach().clone()  # clone keeps torch's layout for strided leaves
-    elif create_graph or tensor._grad._requires_grad:
-        tensor._grad = tensor._grad + g
-    else:
-        tensor._grad._data += g._data
-        tensor._grad._version_counter[0] += 1
+            _raise_not_scalar(out)
+    return grads
 
 
-def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
-    """Run backward to the end, accumulating into leaves' ``.grad``."""
-    for _ in backward_steps(roots, grad_roots, retain_graph, create_graph, inputs,
-                            record_steps=False):
-        pass
+def _checked_gradient(i, g, out):
+    """A gradient passed to backward: a tensor of the output's shape, cast to its dtype."""
+    if not _is_tensor_like(g):
+        raise TypeError(f"gradients can be either Tensors or None, but got "
+                        f"{type(g).__name__}: wrap it, e.g. learntorch.tensor(...)")
+    if g.shape != out.shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
+            f"output[{i}] has a shape of {list(out.shape)}.")
+    return g if g.dtype is out.dtype else g.to(out.dtype)  # torch casts any dtype
+
+
+def _raise_not_in_graph(i):
+    raise RuntimeError(
+        f"element {i} of tensors does not require grad and does not have a grad_fn: it "
+        "was not computed from a tensor with requires_grad=True (or it was computed "
+        "under no_grad). Set requires_grad=True on the inputs you want gradients for.")
+
+
+def _raise_not_scalar(out):
+    raise RuntimeError(
+        f"grad can be implicitly created only for scalar outputs; this output has "
+        f"shape {list(out.shape)}. Call .sum() or .mean() first, or pass "
+        f"gradient=<tensor of shape {list(out.shape)}> to backward().")
+
+
+def backward_inputs(inputs):
+    """``inputs=`` of backward as a tuple (or None), with torch's checks."""
+    inputs = _as_tuple(inputs)
+    if inputs is not None:
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for i, t in enumerate(inputs):
+            if not t.requires_grad:
+                raise RuntimeError(
+                    f"backward(inputs=...): input {i} (shape {list(t.shape)}) does not require "
+                    "grad, so it cannot receive a gradient. Pass only tensors with "
+                    "requires_grad=True.")
+    return inputs
+
+
+def _as_tuple(x):
+    """One tensor, a list or a tuple of them (or None), as a tuple (or None)."""
+    return x if x is None else (x,) if hasattr(x, "_grad_fn") else tuple(x)
+
+
+def _is_tensor_like(x):
+    return hasattr(x, "_grad_fn")

@@ -5,7 +5,7 @@ Every operation in learntorch, built-in or written by a learner, is a
 
     class Exp(Function):
         @staticmethod
-        def forward(ctx, x):              # runs with autograd off
+        def forward(ctx, x):              # runs with recording off
             y = ...                       # compute the result
             ctx.save_for_backward(y)      # keep what the derivative needs
             return y
@@ -15,19 +15,27 @@ Every operation in learntorch, built-in or written by a learner, is a
             y, = ctx.saved_tensors
             return grad * y               # dLoss/dx, one entry per forward input
 
-``Exp.apply(x)`` runs ``forward`` and, when ``x`` requires grad, records a
-``BackwardNode``: the object you see as ``y.grad_fn``.  That node *is* the
-``ctx`` forward received (as in torch), so what forward saved is what
-backward reads.  ``next_functions`` links it to the nodes that produced its
-inputs; ``learntorch.autograd.engine`` walks those links backwards.
+``Exp.apply(x)`` runs ``forward``.  When the tape *records* -- grad mode is on
+and some input requires grad: "record" means exactly that -- it first makes a
+``BackwardNode``, the object you see as ``y.grad_fn``.  That node *is* the
+``ctx`` forward received (as in torch), so what forward saved is what backward
+reads.  Its edges point at the nodes that produced its inputs;
+``learntorch.autograd.engine`` walks them backwards.
+
+Autograd knows tensors by what they carry, not by their class: ``Tensor``
+lives above this module (it imports it), and every tensor has the slots
+``_requires_grad``, ``_grad_fn``, ``_output_nr`` and ``_version_counter``.
 """
 import itertools
 import weakref
 
+import numpy as np
+
 from . import grad_mode
-from .._float_errors import ignore_float_errors, restore_float_errors
 
 _sequence = itertools.count()  # creation order; the engine runs later nodes first
+_LEAF_SEQUENCE_BASE = 1 << 62
+_NO_EDGE = (None, 0)  # where the gradient of an argument that needs none goes: nowhere
 
 
 class _Freed(tuple):
@@ -36,49 +44,62 @@ class _Freed(tuple):
 
 
 _FREED = _Freed()  # a node's saved tensors once backward freed them (retain_graph=False)
-_LEAF_SEQUENCE_BASE = 1 << 62
+
+
+def _is_tensor(x):
+    return hasattr(x, "_grad_fn")  # every Tensor has the slot; numbers, dims and None don't
+
+
+def _requires_grad(x):
+    return getattr(x, "_requires_grad", False)
 
 
 class BackwardNode:
-    """A recorded operation: the ``ctx`` of forward and the ``grad_fn`` of its outputs."""
+    """A recorded operation: the ``ctx`` of forward and the ``grad_fn`` of its outputs.
 
-    # What every recorded node sets lives in slots (a node is created per op, and an
-    # instance __dict__ would be allocated and filled for each); rarer attributes are
-    # class-level defaults that an instance overrides only when needed.
-    __slots__ = (
-        "_function",
-        "_saved", "_saved_versions",   # save_for_backward: the tensors and their versions
-        "constants",                   # the numbers (not tensors) a built-in binary op keeps
-        "_edges",                      # one per forward argument ((None, 0) for numbers)
-        "_number_positions",           # arguments that were not tensors (next_functions skips)
-        "needs_input_grad",
-        "_input_meta",                 # (shape, dtype) of each input that requires grad
-        "_output_meta",                # (shape, dtype) of each output
-        "_sequence_nr",
-        "__dict__", "__weakref__")
+    * ``_function`` -- the Function class whose ``backward`` this node runs;
+    * ``_edges`` -- one ``(node, output_nr)`` per forward argument: where that argument's
+      gradient goes (its ``grad_fn``, a leaf's ``AccumulateGrad``, or ``(None, 0)``);
+    * ``needs_input_grad`` -- per argument, whether it is a tensor that requires grad;
+    * ``_input_meta`` / ``_output_meta`` -- ``(shape, dtype)`` of each input that needs a
+      gradient and of each output: the engine fits gradients to the first and makes
+      zeros from the second;
+    * ``_saved`` / ``_saved_versions`` -- what ``save_for_backward`` kept, and the
+      version of each tensor then (an in-place change since is reported at backward).
+    """
 
-    recording = True        # False for the ctx of an op autograd is not recording
+    __slots__ = ("_function", "_saved", "_saved_versions", "constants", "_edges",
+                 "_number_positions", "needs_input_grad", "_input_meta", "_output_meta",
+                 "_sequence_nr", "__dict__", "__weakref__")
+
     _saved_outputs = None   # ((position in _saved, output_nr, weakref), ...) of saved outputs
     _tensor_pre_hooks = None
     _non_differentiable = None
     _dirty = None
     materialize_grads = True
 
-    def __init__(self, function):
+    def __init__(self, function, args=(), recorded=False):
         self._function = function
         self._saved = None
-        self._edges = self._number_positions = self.needs_input_grad = ()
-        self._input_meta = self._output_meta = ()
+        self.constants = None  # numbers a built-in op keeps for backward (not tensors)
+        self.needs_input_grad = tuple(_requires_grad(a) for a in args)
+        # next_functions lists tensor arguments only, as torch's does
+        self._number_positions = tuple(i for i, a in enumerate(args) if not _is_tensor(a))
+        self._output_meta = ()
+        if recorded:
+            self._edges = tuple(a._edge() if needs else _NO_EDGE
+                                for a, needs in zip(args, self.needs_input_grad))
+            self._input_meta = tuple((a._data.shape, a._dtype) if needs else None
+                                     for a, needs in zip(args, self.needs_input_grad))
+            self._sequence_nr = next(_sequence)
+        else:
+            self._edges = self._input_meta = ()
 
     # ---- what forward uses ----
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; an in-place change to one of them is caught later."""
         self._saved = tensors
-        if len(tensors) == 1 and tensors[0] is not None and tensors[0]._version_counter[0] == 0:
-            self._saved_versions = (0,)  # one fresh tensor, the commonest case (a constant)
-            return
-        self._saved_versions = _shared_tuple(tuple([t._version_counter[0] if t is not None else 0
-                                                    for t in tensors]))
+        self._saved_versions = tuple(0 if t is None else t._version_counter[0] for t in tensors)
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}
@@ -93,19 +114,15 @@ class BackwardNode:
     # ---- what backward uses ----
     @property
     def saved_tensors(self):
+        """What forward saved; an error if backward freed it or a tensor changed in place."""
         saved = self._saved
-        if saved is _FREED:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
         if saved is None:
             return ()
-        for t, v in zip(saved, self._saved_versions):
-            if t is not None and t._version_counter[0] != v:
-                self._raise_modified()
+        if saved is _FREED:
+            _raise_freed()
+        if any(t is not None and t._version_counter[0] != version  # changed in place since
+               for t, version in zip(saved, self._saved_versions)):
+            self._raise_modified()
         if self._saved_outputs is not None and grad_mode._state.enabled:
             return self._with_history(saved)
         return saved
@@ -137,6 +154,7 @@ class BackwardNode:
         return tuple(saved)
 
     def _raise_modified(self):
+        """The error for a saved tensor changed in place since: which one, and the fix."""
         for i, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
             if t is not None and t._version_counter[0] != v:
                 raise RuntimeError(
@@ -150,7 +168,7 @@ class BackwardNode:
     # ---- introspection (torch's names) ----
     @property
     def next_functions(self):
-        """One ``(node, output_nr)`` per tensor argument, as torch; built when asked for."""
+        """One ``(node, output_nr)`` per tensor argument, as torch."""
         numbers = self._number_positions
         if not numbers:
             return self._edges
@@ -179,9 +197,7 @@ class BackwardNode:
     def apply(self, grad_outputs):
         """Run the Function's backward on the gradients of this node's outputs."""
         grads = self._function.backward(self, *grad_outputs)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        return grads
+        return grads if isinstance(grads, tuple) else (grads,)
 
     def release(self):
         """Free saved tensors once backward has used them (unless retain_graph)."""
@@ -189,30 +205,23 @@ class BackwardNode:
             self._saved = _FREED
 
 
-class _Unrecorded(BackwardNode):
-    """The ctx of a built-in op that autograd is not recording (no_grad, or no input
-    requires grad, as inside a backward pass): nothing will read what it saves."""
-
-    __slots__ = ()
-    recording = False
-    # class-level answers instead of the slots BackwardNode.__init__ fills: one of these
-    # is made for every op run without recording (inference, every op inside a backward)
-    _saved = None
-    _edges = _number_positions = needs_input_grad = _input_meta = _output_meta = ()
-
-    def __init__(self, function):
-        self._function = function
-
-    def save_for_backward(self, *tensors):
-        pass
+def _raise_freed():
+    raise RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the "
+        "graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or "
+        "if you need to access saved tensors after calling backward.")
 
 
 class AccumulateGrad:
-    """The node at a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+    """The node at a leaf tensor: its backward adds the incoming gradient into ``.grad``."""
 
     __slots__ = ("variable", "next_functions", "_edges", "_sequence_nr", "_tensor_pre_hooks",
                  "__weakref__")
     _output_meta = (None,)  # one output, like every node (the engine counts its slots)
+    _input_meta = ()        # and no inputs: nothing flows on from a leaf
+    materialize_grads = False
 
     def __init__(self, variable):
         self.variable = variable
@@ -225,12 +234,50 @@ class AccumulateGrad:
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name (its type is AccumulateGrad)
 
+    def apply(self, grad_outputs):
+        """Add the gradient into the leaf's ``.grad``; a graph of it is recorded when the
+        engine runs with ``create_graph=True`` (grad mode on)."""
+        accumulate_grad(self.variable, grad_outputs[0], grad_mode._state.enabled)
+        return ()
+
+    def release(self):
+        pass  # a leaf saves nothing
+
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"
 
     @property
     def saved_tensor_count(self):
         return 0
+
+
+def accumulate_grad(tensor, g, create_graph):
+    """``tensor.grad += g`` (the first time, ``tensor.grad = g``), as torch's AccumulateGrad.
+
+    Tensor hooks have already run (they are pre-hooks of the node).  With
+    ``create_graph`` the sum is recorded, so ``.grad`` itself can be differentiated.
+    """
+    if tensor._grad is None:
+        if create_graph:
+            tensor._grad = g
+        elif tensor.is_contiguous():  # .grad gets its own contiguous memory, like the leaf
+            tensor._grad = g._wrap(g._data.copy())
+        else:  # a strided leaf's .grad keeps its strides (torch's layout rule)
+            tensor._grad = g.detach().clone()
+    elif create_graph or tensor._grad._requires_grad:
+        tensor._grad = tensor._grad + g
+    else:
+        tensor._grad._data += g._data
+        tensor._grad._version_counter[0] += 1
+    if tensor._post_accumulate_grad_hooks:
+        run_post_accumulate_hooks(tensor)
+
+
+def run_post_accumulate_hooks(tensor):
+    """``hook(tensor)`` for each ``register_post_accumulate_grad_hook``, now that ``.grad``
+    holds this backward's sum."""
+    for hook in list(tensor._post_accumulate_grad_hooks):
+        hook(tensor)
 
 
 class RemovableHandle:
@@ -267,11 +314,6 @@ class Function:
     # torch names built-in nodes "MulBackward0"; subclasses may set this
     node_name = None
 
-    # True for a built-in op whose forward computes on arrays alone (no tensor op inside):
-    # apply then leaves grad mode as it is during forward instead of switching recording
-    # off and on again (two thread-local writes, on every small op)
-    forward_uses_arrays_only = False
-
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError(
@@ -283,20 +325,6 @@ class Function:
             "Function subclasses must define a static backward(ctx, *grad_outputs) that returns "
             "one gradient (or None) per forward input")
 
-    # Optional fast path of a built-in op: ``backward_arrays(ctx, *grad_arrays)`` is
-    # ``backward`` on raw arrays, returning arrays (or None).  The engine uses it when no
-    # graph of the gradient is recorded, so on small tensors backward builds no Tensor
-    # and runs no Function per gradient.  It must compute exactly what ``backward``
-    # does, so a subclass that overrides ``backward`` alone loses the inherited one.
-    backward_arrays = None
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "backward" in cls.__dict__ and "backward_arrays" not in cls.__dict__:
-            cls.backward_arrays = None  # the inherited array formula is not this backward
-        if "forward" in cls.__dict__ and "forward_uses_arrays_only" not in cls.__dict__:
-            cls.forward_uses_arrays_only = False  # a new forward may well call tensor ops
-
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             f"{type(self).__name__}() instances are not callable: autograd Functions have static "
@@ -304,33 +332,19 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run ``forward``; when the tape records, its node becomes the outputs' grad_fn."""
         if kwargs:  # torch binds keyword arguments to forward's parameters: they become inputs
             args = _bind_arguments(cls, args, kwargs)
         state = grad_mode._state
-        enabled = state.enabled
-        ctx = _recorded_node(cls, args) if enabled else None
-        record = ctx is not None
-        if not record:
-            if cls.node_name is None:  # a learner's Function may read this in forward, as torch
-                ctx = BackwardNode(cls)
-                ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad
-                                             for a in args)
-            else:
-                ctx = _Unrecorded(cls)
-        quiet = ignore_float_errors()
-        if enabled and not cls.forward_uses_arrays_only:
-            state.enabled = False  # ops that forward itself calls are not recorded
-            try:
+        recorded = state.enabled and any(_requires_grad(a) for a in args)
+        ctx = BackwardNode(cls, args, recorded)  # the one place a node is made
+        enabled, state.enabled = state.enabled, False  # ops forward calls are not recorded
+        try:
+            with np.errstate(all="ignore"):  # 1/0 is inf and 0/0 nan, as torch: no warnings
                 outputs = cls.forward(ctx, *args)
-            finally:
-                state.enabled = True
-                restore_float_errors(quiet)
-        else:
-            try:
-                outputs = cls.forward(ctx, *args)
-            finally:
-                restore_float_errors(quiet)
-        if record:
+        finally:
+            state.enabled = enabled
+        if recorded:
             outputs = _link_outputs(ctx, outputs, args)
         return outputs
 
@@ -342,211 +356,35 @@ def _bind_arguments(cls, args, kwargs):
     return bound.args[1:]
 
 
-_NO_EDGE = (None, 0)  # the edge of an argument that needs no gradient
-_new_node = object.__new__
-_Tensor = None  # set by learntorch._tensor once the class exists (avoids a circular import)
-
-# ---- few objects per recorded op ----------------------------------------------------------
-# Python's cycle collector walks every container object that is alive, again and again
-# while a graph grows: on a chain of one-element ops it cost more than the ops themselves
-# (1,000-op chain: 4.4 us/op with the collector off, 9.4 us/op on, in a process that had
-# imported torch).  torch's graph lives in C++; ours is Python objects, so a node keeps as
-# few new ones as it can: tuples that many nodes would hold equal copies of (which inputs
-# need a gradient, saved versions, (shape, dtype) metadata) are shared, one object each.
-_SHARED_LIMIT = 4096  # a cache, not a leak: emptied when it grows past this
-_shared = {}
-
-
-def _shared_tuple(t):
-    """One shared object for every equal small tuple (of bools, numbers, None, metadata)."""
-    found = _shared.get(t)
-    if found is None:
-        if len(_shared) > _SHARED_LIMIT:
-            _shared.clear()
-        found = _shared[t] = t
-    return found
-
-
-_metas = {}  # (shape, dtype) -> ((shape, dtype),): the meta and the 1-tuple holding it
-
-
-def _single_meta(shape, dtype):
-    """The shared ``((shape, dtype),)``: what ``_output_meta`` of a one-output node holds."""
-    key = (shape, dtype)
-    single = _metas.get(key)
-    if single is None:
-        if len(_metas) > _SHARED_LIMIT:
-            _metas.clear()
-        single = _metas[key] = (key,)
-    return single
-
-
-def _input_meta(a, fn):
-    """(shape, dtype) of input ``a``: the very tuple its node recorded for it, when it matches."""
-    if fn is not None:
-        meta = fn._output_meta[a._output_nr]
-        if meta is not None and meta[0] == a._data.shape and meta[1] is a._dtype:
-            return meta
-    return _single_meta(a._data.shape, a._dtype)[0]
-
-
-def _recorded_node(cls, args):
-    """A node for ``cls`` linked to the nodes that produced its inputs (before forward, like
-    torch); None when no argument is a tensor that requires grad (nothing to record)."""
-    if len(args) == 1:  # unary ops, the commonest case: the loop below without the lists
-        a = args[0]
-        if not (isinstance(a, _Tensor) and a._requires_grad):
-            return None
-        fn = a._grad_fn
-        ctx = _new_node(BackwardNode)
-        ctx._function = cls
-        ctx._saved = None
-        ctx._edges = ((fn, a._output_nr) if fn is not None else a._edge(),)
-        ctx._number_positions = ()
-        ctx.needs_input_grad = (True,)
-        if fn is not None and len(fn._output_meta) == 1:
-            single = fn._output_meta  # the producer's own ((shape, dtype),), if it matches
-            meta = single[0]
-            if meta is None or meta[0] != a._data.shape or meta[1] is not a._dtype:
-                single = _single_meta(a._data.shape, a._dtype)
-        else:
-            single = _single_meta(a._data.shape, a._dtype)
-        ctx._input_meta = single
-        ctx._sequence_nr = next(_sequence)
-        return ctx
-    if len(args) == 2:
-        return _recorded_binary(cls, *args)
-    edges, needs, meta = [], [], []
-    numbers = None
-    for a in args:
-        if isinstance(a, _Tensor):
-            if a._requires_grad:
-                fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None else a._edge())
-                needs.append(True)
-                meta.append(_input_meta(a, fn))
-                continue
-        elif numbers is None:
-            numbers = (len(edges),)
-        else:
-            numbers += (len(edges),)
-        edges.append(_NO_EDGE)
-        needs.append(False)
-        meta.append(None)
-    if True not in needs:
-        return None
-    ctx = _new_node(BackwardNode)  # BackwardNode(cls) without the __init__ call
-    ctx._function = cls
-    ctx._saved = None
-    ctx._edges = tuple(edges)
-    ctx._number_positions = () if numbers is None else _shared_tuple(numbers)
-    ctx.needs_input_grad = _shared_tuple(tuple(needs))
-    ctx._input_meta = _shared_tuple(tuple(meta))
-    ctx._sequence_nr = next(_sequence)
-    return ctx
-
-
-def _recorded_binary(cls, a, b):
-    """``_recorded_node`` for two arguments (a binary op, the other common case), unrolled."""
-    a_grad = isinstance(a, _Tensor) and a._requires_grad
-    b_grad = isinstance(b, _Tensor) and b._requires_grad
-    if not (a_grad or b_grad):
-        return None
-    ctx = _new_node(BackwardNode)
-    ctx._function = cls
-    ctx._saved = None
-    if a_grad:
-        fn = a._grad_fn
-        edge_a = (fn, a._output_nr) if fn is not None else a._edge()
-        meta_a = _input_meta(a, fn)
-    else:
-        edge_a, meta_a = _NO_EDGE, None
-    if b_grad:
-        fn = b._grad_fn
-        edge_b = (fn, b._output_nr) if fn is not None else b._edge()
-        meta_b = _input_meta(b, fn)
-    else:
-        edge_b, meta_b = _NO_EDGE, None
-    ctx._edges = (edge_a, edge_b)
-    if b.__class__ is float or not isinstance(b, _Tensor):
-        ctx._number_positions = (1,) if isinstance(a, _Tensor) else (0, 1)
-    else:
-        ctx._number_positions = () if isinstance(a, _Tensor) else (0,)
-    ctx.needs_input_grad = _BOTH if a_grad and b_grad else (_FIRST if a_grad else _SECOND)
-    ctx._input_meta = _shared_tuple((meta_a, meta_b))
-    ctx._sequence_nr = next(_sequence)
-    return ctx
-
-
-_BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)
-
-
 def _link_outputs(ctx, outputs, args):
     """Make ``ctx`` the grad_fn of each floating output (not those marked non-differentiable).
 
     Returns the outputs: an input that forward returned unchanged comes back as a
     new view of it, so the caller's tensor (maybe a leaf) keeps its own history.
     """
-    if outputs.__class__ is _Tensor and ctx._non_differentiable is None:
-        # the common case, one new tensor: link it without the general loop below
-        for a in args:
-            if a is outputs:
-                break
-        else:
-            ctx._output_meta = _single_meta(outputs._data.shape, outputs._dtype)
-            if outputs._dtype.is_floating_point:
-                outputs._grad_fn = ctx  # output 0: _output_nr keeps its default, 0
-                outputs._requires_grad = True
-                saved = ctx._saved
-                if saved is not None:
-                    for t in saved:
-                        if t is outputs:
-                            _detach_saved_outputs(ctx, (outputs,))
-                            break
-            return outputs
     single = not isinstance(outputs, tuple)
-    outs = (outputs,) if single else outputs
-    non_diff = ctx._non_differentiable
-    out_meta = []
-    replaced = None
+    outs = [outputs] if single else list(outputs)
+    non_diff = ctx._non_differentiable or ()
+    meta = []
     for i, o in enumerate(outs):
-        if not isinstance(o, _Tensor):
-            out_meta.append(None)
+        if not _is_tensor(o):
+            meta.append(None)
             continue
-        differentiable = o._dtype.is_floating_point and (non_diff is None or id(o) not in non_diff)
-        for a in args:
-            if a is o:
-                o = _returned_input(ctx, o)
-                if replaced is None:
-                    replaced = list(outs)
-                replaced[i] = o
-                break
-        out_meta.append((o._data.shape, o._dtype))
-        if differentiable:
-            o._grad_fn = ctx
-            if i or o._output_nr:
-                o._output_nr = i
-            o._requires_grad = True
-    ctx._output_meta = tuple(out_meta)
-    if replaced is not None:
-        outs = replaced
-    if ctx._saved is not None:
-        _detach_saved_outputs(ctx, outs)
-    if replaced is not None:
-        return replaced[0] if single else tuple(replaced)
-    return outputs
+        if any(o is a for a in args):
+            o = outs[i] = _returned_input(ctx, o)
+        meta.append((o._data.shape, o._dtype))
+        if o._dtype.is_floating_point and id(o) not in non_diff:
+            o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+    ctx._output_meta = tuple(meta)
+    if ctx._saved is not None and any(t is o for t in ctx._saved for o in outs):
+        _detach_saved_outputs(ctx, outs)  # (exp, tanh, ... keep their output)
+    return outs[0] if single else tuple(outs)
 
 
 def _detach_saved_outputs(ctx, outputs):
     """Replace each output of ``ctx`` that forward saved by a detached alias (same memory,
     same version counter), remembering its place: see ``BackwardNode._with_history``."""
-    saved = ctx._saved
-    if len(saved) == 1:  # the output alone (exp, tanh, sigmoid, relu, softmax): no loops
-        o = saved[0]
-        ctx._saved = (_detached_alias(o),)
-        ctx._saved_outputs = ((0, o._output_nr, weakref.ref(o)),)
-        return
-    saved = list(saved)
+    saved = list(ctx._saved)
     positions = []
     for i, t in enumerate(saved):
         for o in outputs:
@@ -561,10 +399,8 @@ def _detach_saved_outputs(ctx, outputs):
 
 def _detached_alias(t):
     """A tensor over ``t``'s memory with ``t``'s version counter and no history."""
-    alias = _new_node(_Tensor)
-    alias._data, alias._dtype, alias._device = t._data, t._dtype, t._device
-    alias._requires_grad, alias._grad_fn = False, None
-    alias._version_counter = t._version_counter
+    alias = t.detach()
+    alias._base = None  # not a view for autograd: only a second name for t's memory
     return alias
 
 

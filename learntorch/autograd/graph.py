@@ -22,7 +22,7 @@ and ``AccumulateGrad.variable``):
 """
 import heapq
 
-from .engine import backward_steps as _engine_steps, _collect
+from .engine import backward_steps as _engine_steps, _count_dependencies, make_grads, backward_inputs
 from .engine import BackwardStep  # noqa: F401  (re-exported: the type backward_steps yields)
 from .function import AccumulateGrad
 
@@ -55,7 +55,7 @@ class NodeInfo:
 
 def _order(root):
     """Nodes reachable from ``root`` in the order the engine runs them (latest created first)."""
-    _, dependencies = _collect([root])
+    dependencies = _count_dependencies([root])
     order, ready = [], [(-root._sequence_nr, id(root), root)]
     while ready:
         node = heapq.heappop(ready)[2]
@@ -133,6 +133,5 @@ def backward_steps(tensor, gradient=None, retain_graph=False, create_graph=False
     Arguments are those of ``tensor.backward``; exhausting the generator leaves
     exactly the ``.grad`` values that ``tensor.backward(...)`` leaves.
     """
-    from . import _make_grads, _backward_inputs
-    grads = _make_grads((tensor,), None if gradient is None else (gradient,))
-    return _engine_steps((tensor,), grads, retain_graph, create_graph, _backward_inputs(inputs))
+    grads = make_grads((tensor,), None if gradient is None else (gradient,))
+    return _engine_steps((tensor,), grads, retain_graph, create_graph, backward_inputs(inputs))

@@ -23,7 +23,7 @@ _registry = {"numpy": NumpyBackend, "numba": NumbaBackend}
 current = None
 
 # the primitives every backend must provide: the public methods of the reference
-_PRIMITIVES = tuple(name for name in vars(NumpyBackend)
+_PRIMITIVES = tuple(name for name in dir(NumpyBackend)
                     if not name.startswith("_") and callable(getattr(NumpyBackend, name)))
 
 
@@ -97,11 +97,10 @@ def warmup(dtypes=("float32", "float64"), all_kernels=False):
                                             "cross_entropy", "cross_entropy_backward"])
 
 
-def _default():
-    try:
-        return _make("numba")
-    except ImportError:  # numba missing: the reference backend still runs everything
-        return NumpyBackend()
+def default_backend_name():
+    """The fast tier's backend: 'numba', or 'numpy' where numba is not installed."""
+    import importlib.util
+    return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
 
 
-current = _default()
+current = NumpyBackend()  # learntorch.tiers picks the backend of its tier at import

@@ -1,23 +1,31 @@
-"""The reference backend: every primitive in plain numpy.
+"""The reference backend: the primitive array operations every op calls, in plain numpy.
 
-This is the backend contract.  Autograd functions (``learntorch/ops``) call
-these primitives on raw arrays; a backend is any object with the same methods.
-The numba CPU backend overrides the ones where a compiled kernel measurably
-beats numpy, and the tests use this class as the oracle for those kernels.
+This is the backend contract.  Operations (``learntorch/ops``, ``nn``, ``optim``)
+compute on raw arrays only through the methods of the current backend
+(``learntorch.backends.current``); a backend is any object with these methods.
+``NumpyBackend`` defines every one of them: the core ones below (elementwise
+arithmetic, activations and their derivatives, the softmax family, reductions,
+matmul), the larger families in ``backends/numpy_families/`` (one file each).
 
-Every method takes and returns numpy arrays (never Tensors) and must not
-modify its inputs.  ``dim`` arguments are already normalised (non-negative).
-Results are always ``ndarray``s, 0-d ones included: numpy ufuncs turn a 0-d
-result into a numpy *scalar* (``np.float32(1.0)``), which has no memory for an
-in-place op to write to, so the methods below wrap such results with
-``as_array`` (a no-op for arrays).
+The Numba CPU backend (``backends/numba_cpu``) overrides the methods where a compiled
+kernel measurably beats numpy, and the tests use this class as the oracle for those
+kernels; a learner's backend subclasses it and overrides what it wants to replace --
+forward and backward then both call it.
 
-The same methods run on cuda tensors: their ``CudaArray`` answers numpy's
-ufuncs and functions with CUDA kernels (``backends/cuda``).  The few methods
-numpy cannot express that way (boolean-mask assignment, ``math.erf``) hand a
-device array to its own backend (``_on_device``).
+Every method takes and returns arrays (never Tensors) and must not modify its
+inputs.  ``dim`` arguments are already normalised (non-negative).  Results are
+always arrays, 0-d ones included: numpy ufuncs turn a 0-d result into a numpy
+*scalar* (``np.float32(1.0)``), which has no memory for an in-place op to write to,
+so the methods wrap such results with ``as_array`` (a no-op for arrays).
+
+The same methods run on cuda tensors: their ``CudaArray`` answers numpy's ufuncs
+and functions with CUDA kernels (``backends/cuda``).  The few methods numpy cannot
+express that way (boolean-mask assignment, ``math.erf``) hand a device array to its
+own backend (``on_device``).
 """
 import numpy as np
+
+from .numpy_families import FAMILIES
 
 
 def as_array(x, dtype=None):
@@ -32,12 +40,12 @@ def as_array(x, dtype=None):
     return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
 
-def _on_device(x):
+def on_device(x):
     """The backend of the device ``x`` lives on (None for a numpy array)."""
     return None if x.__class__ is np.ndarray else getattr(x, "backend", None)
 
 
-class NumpyBackend:
+class NumpyBackend(*FAMILIES):
     name = "numpy"
 
     # ---- elementwise binary (arrays already cast to the result dtype) ----
@@ -59,10 +67,10 @@ class NumpyBackend:
         out = np.true_divide(a, b)
         return out if out.__class__ is np.ndarray else as_array(out)
 
-    # ---- activations and their derivatives ----
     def exp(self, x):
         return as_array(np.exp(x))
 
+    # ---- activations and their derivatives (``ops/activation_backward.py``) ----
     def tanh(self, x):
         return as_array(np.tanh(x))
 
@@ -71,7 +79,7 @@ class NumpyBackend:
         return as_array(grad * (1 - y * y))
 
     def sigmoid(self, x):
-        device = _on_device(x)
+        device = on_device(x)
         if device is not None:
             return device.sigmoid(x)
         # split by sign so that exp never overflows: both branches stay in (0, 1]
@@ -92,14 +100,14 @@ class NumpyBackend:
         return np.where(x > 0, grad, 0).astype(grad.dtype, copy=False)
 
     def gelu(self, x):
-        device = _on_device(x)
+        device = on_device(x)
         if device is not None:
             return device.gelu(x)
         # exact gelu (torch's default approximate='none'): x * Phi(x)
         return as_array(0.5 * x * (1 + _erf(x / np.sqrt(2))), dtype=x.dtype)
 
     def gelu_backward(self, x, grad):
-        device = _on_device(x)
+        device = on_device(x)
         if device is not None:
             return device.gelu_backward(x, grad)
         cdf = 0.5 * (1 + _erf(x / np.sqrt(2)))
@@ -139,9 +147,13 @@ class NumpyBackend:
         out = np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
         return as_array(out if keepdim else np.squeeze(out, axis=dims))
 
-    # ---- reductions ----
+    # ---- reductions, and their backward: broadcasting a result back ----
     def sum(self, x, dims, keepdim):
         return as_array(np.sum(x, axis=dims, keepdims=keepdim))
+
+    def broadcast_to(self, x, shape):
+        """``x`` repeated along its size-1 dims to ``shape``: a read-only view, no copy."""
+        return np.broadcast_to(x, shape)
 
     # ---- linear algebra ----
     def matmul(self, a, b):

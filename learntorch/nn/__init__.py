@@ -15,3 +15,4 @@ from . import init
 from .modules import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
                       BCELoss, BCEWithLogitsLoss)
 from .modules import Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from . import parallel

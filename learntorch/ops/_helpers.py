@@ -58,27 +58,3 @@ def check_same_device(*tensors):
 def recording_gradient_graph():
     """True inside backward(create_graph=True): build derivatives from differentiable ops."""
     return grad_mode._state.enabled
-
-
-def normalize_dims(dim, ndim, shape=None):
-    """``dim`` (None, int or tuple) as a sorted tuple of non-negative dims, torch's errors."""
-    if dim is None:
-        return tuple(range(ndim))
-    if isinstance(dim, (int, np.integer)):
-        dim = (dim,)
-    out = []
-    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    for d in dim:
-        if not isinstance(d, (int, np.integer)):
-            raise TypeError(f"dim must be an int or a tuple of ints, got {type(d).__name__}")
-        if d < lo or d > hi:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
-                             f"but got {d})" + (f" for a tensor of shape {list(shape)}"
-                                                if shape is not None else ""))
-        d = d + ndim if d < 0 else d
-        if ndim == 0:
-            d = 0
-        if d in out:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        out.append(d)
-    return tuple(sorted(out))

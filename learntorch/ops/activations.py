@@ -1,13 +1,8 @@
 """Activation functions: tanh, sigmoid, relu, gelu, silu, softplus (and clamp).
 
-Each backward has two paths that compute the same thing:
-
-* while recording a graph of the gradient (``create_graph=True``) the
-  derivative is written with differentiable tensor ops, so it can itself be
-  differentiated (grad of grad);
-* otherwise one fused backend kernel computes ``grad * f'(x)`` in a single
-  pass (``backends.current.<name>_backward``), the fast path of training; the
-  engine calls it on raw arrays through ``backward_arrays``.
+The backward of tanh, sigmoid, relu, gelu and silu is one derivative op
+(``activation_backward.py``): ``grad * f'(x)`` in a single pass of the backend's
+``<name>_backward`` kernel, and itself differentiable, for second derivatives.
 
 Kernels may return inf/nan without a numpy warning: ``Function.apply`` and the
 backward engine already run every forward and backward with warnings off.
@@ -17,7 +12,9 @@ import numpy as np
 from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_array, float_array, recording_gradient_graph, wrap
+from ._helpers import as_array, float_array, wrap
+from .activation_backward import (gelu_backward, relu_backward, sigmoid_backward, silu_backward,
+                                  tanh_backward)
 from .unary import _check_tensor
 
 
@@ -30,7 +27,6 @@ def _floating_only(x, kernel):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -40,20 +36,12 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if recording_gradient_graph():
-            y, = ctx.saved_tensors
-            return grad * (1 - y * y)
-        return wrap(Tanh.backward_arrays(ctx, grad._data))
-
-    @staticmethod
-    def backward_arrays(ctx, grad):
         y, = ctx.saved_tensors
-        return backends.current.tanh_backward(y._data, grad)
+        return tanh_backward(grad, y)  # grad * (1 - y^2)
 
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -63,20 +51,12 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if recording_gradient_graph():
-            y, = ctx.saved_tensors
-            return grad * y * (1 - y)
-        return wrap(Sigmoid.backward_arrays(ctx, grad._data))
-
-    @staticmethod
-    def backward_arrays(ctx, grad):
         y, = ctx.saved_tensors
-        return backends.current.sigmoid_backward(y._data, grad)
+        return sigmoid_backward(grad, y)  # grad * y * (1 - y)
 
 
 class Relu(Function):
     node_name = "ReluBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -89,15 +69,8 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if recording_gradient_graph():
-            y, = ctx.saved_tensors
-            return grad * (y > 0)
-        return wrap(Relu.backward_arrays(ctx, grad._data))
-
-    @staticmethod
-    def backward_arrays(ctx, grad):
         y, = ctx.saved_tensors
-        return backends.current.relu_backward(y._data, grad)
+        return relu_backward(grad, y)  # grad where y > 0, else 0
 
 
 class Gelu(Function):
@@ -124,11 +97,7 @@ class Gelu(Function):
             s = (2 * _GELU_K * (x + _GELU_C * x ** 3)).sigmoid()
             d = s + 2 * x * s * (1 - s) * _GELU_K * (1 + 3 * _GELU_C * x * x)
             return grad * d, None
-        if recording_gradient_graph():
-            cdf = 0.5 * (1 + _erf_tensor(x / np.sqrt(2)))
-            pdf = (-0.5 * x * x).exp() / np.sqrt(2 * np.pi)
-            return grad * (cdf + x * pdf), None
-        return wrap(backends.current.gelu_backward(x._data, grad._data)), None
+        return gelu_backward(grad, x), None  # grad * (Phi(x) + x * phi(x))
 
 
 _GELU_K, _GELU_C = float(np.sqrt(2 / np.pi)), 0.044715
@@ -146,11 +115,6 @@ def _gelu_tanh(a):
                       dtype=a.dtype)
 
 
-def _erf_tensor(x):
-    from .special import erf
-    return erf(x)
-
-
 class Silu(Function):
     node_name = "SiluBackward0"
 
@@ -163,10 +127,7 @@ class Silu(Function):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        if recording_gradient_graph():
-            s = x.sigmoid()
-            return grad * s * (1 + x * (1 - s))
-        return wrap(backends.current.silu_backward(x._data, grad._data))
+        return silu_backward(grad, x)  # grad * s * (1 + x * (1 - s)), s = sigmoid(x)
 
 
 class Softplus(Function):

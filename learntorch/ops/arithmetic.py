@@ -2,84 +2,80 @@
 
 Each backward returns the gradient *as if no broadcasting happened* (the
 shape of the output); the engine then sums it back to each input's shape
-(``ops.broadcast.sum_to_shape``).  Python numbers are constants: their
+(``Tensor.sum_to_size``).  Python numbers are constants: their
 gradient is None.
 
-Every forward and backward runs with numpy's floating-point warnings off
-(``Function.apply`` and the engine see to it, cheaply: ``_float_errors.py``):
-1/0, 0/0 and overflow give inf/nan as in torch, without a RuntimeWarning.
-Integer division by zero has no inf to give, so it raises, as torch does.
+Forward and backward run with numpy's floating-point warnings off (``Function.apply``
+and the engine see to it): 1/0, 0/0 and overflow give inf/nan as in torch, without
+a RuntimeWarning.  Integer division by zero has no inf to give, so it raises, as
+torch does.
 """
 import numpy as np
 
 from .. import _dtypes
 from .. import backends
 from .._tensor import Tensor
-from ..autograd.function import Function, _shared_tuple
-from ._helpers import (as_array, as_operand, array_of, check_same_device,
-                       recording_gradient_graph, wrap)
-from .broadcast import _broadcast_tuple as broadcast_shapes
+from ..autograd.function import Function
+from ._helpers import as_array, as_operand, array_of, check_same_device, wrap
 
 
-def _operands(a, b, op):
-    """Raw arrays of ``a`` and ``b`` in their common dtype, after checking shapes and devices."""
-    if b.__class__ is float and a.__class__ is Tensor and a._dtype.is_floating_point:
-        # the commonest case (x * 0.5), decided at once
-        return a._data, _float_constant(b, a._data), a._dtype
+# ---------------------------------------------------------------- operands and results
+def _operand(x):
+    """A tensor or a Python float as it is (the commonest operands), else as_operand's checks."""
+    return x if isinstance(x, (Tensor, float)) else as_operand(x)
+
+
+def _operands(a, b, op, dtype=None):
+    """The arrays (or Python numbers) to compute ``a op b`` on, in the result ``dtype``
+    (torch's type promotion unless given), after checking devices and shapes."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
-        sa, sb = a._data.shape, b._data.shape
-        if sa != sb:
-            _check_broadcast(sa, sb, op)
-    dtype = _dtypes.result_type(a, b)
-    return _array_or_scalar(a, dtype), _array_or_scalar(b, dtype), dtype
+        if a._data.shape != b._data.shape:
+            _check_broadcast(a._data.shape, b._data.shape, op)
+    if dtype is None:
+        same = isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype
+        dtype = a._dtype if same else _dtypes.result_type(a, b)
+    return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
 
 
-_constants = {}  # (number, numpy dtype) -> read-only 0-d array
-
-
-def _float_constant(number, array):
-    """A Python float as a 0-d array of ``array``'s float dtype, made once per value.
-
-    numpy is slow with a Python float operand: it treats it as a "weak" scalar and
-    converts it on every call (0.42 us for a one-element multiply, 0.22 us with a
-    0-d array of the right dtype).  The value is what that conversion gives, so
-    the result is the same.  Device arrays keep the number (their own kernels take it).
-    """
-    if array.__class__ is not np.ndarray:
-        return number
-    key = (number, array.dtype)
-    constant = _constants.get(key)
-    if constant is None:
-        if len(_constants) > 1024:
-            _constants.clear()
-        constant = np.array(number, dtype=array.dtype)
-        constant.flags.writeable = False
-        _constants[key] = constant
-    return constant
-
-
-def _array_or_scalar(x, dtype):
+def _in_dtype(x, dtype):
     """A tensor's array cast to ``dtype``; a Python int that does not fit an integer ``dtype``
     wraps around into it as in torch (``uint8_tensor - 1`` is 255 where it was 0), where numpy
     would raise OverflowError; other numbers stay weakly typed Python numbers."""
+    if isinstance(x, Tensor):
+        return x._data if x._data.dtype == dtype.np else x._data.astype(dtype.np)
     if type(x) is int and dtype.np.kind in "iu":
-        info = np.iinfo(dtype.np)
-        if not info.min <= x <= info.max:
-            return np.array(x).astype(dtype.np)[()]
-    return array_of(x, dtype)
+        return _wrapped_int(x, dtype)
+    return x  # a Python number: numpy keeps the array's dtype (NEP 50), as torch does
+
+
+def _wrapped_int(x, dtype):
+    info = np.iinfo(dtype.np)
+    if not info.min <= x <= info.max:
+        return np.array(x).astype(dtype.np)[()]
+    return x
+
+
+def _result(out, dtype):
+    """The backend's array as a tensor of ``dtype`` (numpy may have widened it)."""
+    return Tensor._wrap(out if out.dtype == dtype.np else out.astype(dtype.np))
 
 
 def _check_broadcast(sa, sb, op):
+    """Shapes broadcast when, aligned from the right, each pair of sizes is equal or has a 1."""
     try:
-        broadcast_shapes(sa, sb)
-    except RuntimeError:
-        raise RuntimeError(
-            f"{op}: the size of tensor a ({list(sa)}) must match the size of tensor b "
-            f"({list(sb)}) at every non-singleton dimension, aligned from the right; shapes "
-            f"{list(sa)} and {list(sb)} cannot be broadcast. Use unsqueeze/reshape/view to "
-            "insert size-1 dimensions where one should be repeated.") from None
+        np.broadcast_shapes(sa, sb)
+    except ValueError:
+        _raise_not_broadcastable(sa, sb, op)
+
+
+def _raise_not_broadcastable(sa, sb, op):
+    raise RuntimeError(
+        f"{op}: the size of tensor a ({list(sa)}) must match the size of tensor b "
+        f"({list(sb)}) at every non-singleton dimension, aligned from the right; shapes "
+        f"{list(sa)} and {list(sb)} cannot be broadcast. Use unsqueeze/reshape/view to "
+        "insert size-1 dimensions where one should be repeated.") from None
 
 
 def _check_integer_divisor(y, dtype, op):
@@ -96,32 +92,18 @@ def _check_not_bool(dtype, op):
                                   "first, e.g. a.long()")
 
 
-_NOTHING_SAVED, _NO_VERSIONS = (None, None), (0, 0)
-
-
-def _save(ctx, a, b, keep_a=True, keep_b=True):
-    """Save the operands backward will need: tensors as saved tensors (so an in-place
-    change is caught), numbers as constants.  Saving only what is needed matters: torch
-    lets you change a tensor in place when no gradient formula uses it.  (What
-    ``save_for_backward`` does, written out: every arithmetic op runs this.)"""
-    if not ctx.recording:
-        return  # nothing is recorded (no_grad, or inside a backward pass): nothing to keep
-    ta = a if keep_a and isinstance(a, Tensor) else None
-    tb = b if keep_b and isinstance(b, Tensor) else None
-    if ta is None and tb is None:  # (x * 2.0 needs no tensor: shared tuples, see function.py)
-        ctx._saved, ctx._saved_versions = _NOTHING_SAVED, _NO_VERSIONS
-    else:
-        ctx._saved = (ta, tb)
-        ctx._saved_versions = _shared_tuple((0 if ta is None else ta._version_counter[0],
-                                             0 if tb is None else tb._version_counter[0]))
-    ctx.constants = _shared_tuple((None if isinstance(a, Tensor) else a,
-                                   None if isinstance(b, Tensor) else b))
+# ---------------------------------------------------------------- what backward needs
+def _save(ctx, a, b):
+    """Keep the operands backward needs: tensors as saved tensors (so an in-place change
+    is caught), numbers as constants.  Pass None for an operand no gradient formula uses:
+    torch lets you change a tensor in place when no formula needs it."""
+    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                          b if isinstance(b, Tensor) else None)
+    ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
 
 
 def _load(ctx):
-    """The two operands backward needs: saved tensors (version-checked) or numbers."""
-    if ctx._saved is _NOTHING_SAVED:  # numbers only (x * 2.0): nothing to check
-        return ctx.constants
+    """The two operands ``_save`` kept: saved tensors (version-checked) or numbers."""
     ta, tb = ctx.saved_tensors
     ca, cb = ctx.constants
     return (ta if ta is not None else ca), (tb if tb is not None else cb)
@@ -129,8 +111,6 @@ def _load(ctx):
 
 def _scaled(y, alpha, dtype):
     """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype."""
-    if alpha == 1 and not isinstance(alpha, bool):
-        return y
     if isinstance(alpha, bool) and dtype is not _dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not dtype.is_floating_point:
@@ -138,27 +118,6 @@ def _scaled(y, alpha, dtype):
                            f"point number (the result dtype is {dtype}); pass an int alpha or "
                            "convert the tensors with .float().")
     return y * alpha
-
-
-class Add(Function):
-    node_name = "AddBackward0"
-    forward_uses_arrays_only = True
-
-    @staticmethod
-    def forward(ctx, a, b, alpha=1):
-        x, y, dtype = _operands(a, b, "add")
-        ctx.constants = alpha  # the slot built-in ops keep their numbers in
-        out = backends.current.add(x, y if alpha.__class__ is int and alpha == 1
-                                   else _scaled(y, alpha, dtype))
-        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
-
-    @staticmethod
-    def backward(ctx, grad):
-        # d(a + alpha * b) = da + alpha * db
-        alpha = ctx.constants
-        return grad, (grad if alpha == 1 else grad * alpha), None
-
-    backward_arrays = backward  # the same lines work on arrays (see Function.backward_arrays)
 
 
 def _check_no_bool_subtraction(a, b):
@@ -169,28 +128,44 @@ def _check_no_bool_subtraction(a, b):
                                "`logical_not()` operator instead.")
 
 
+# ---------------------------------------------------------------- + - * /
+class Add(Function):
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y, dtype = _operands(a, b, "add")
+        ctx.constants = alpha
+        if alpha != 1 or isinstance(alpha, bool):  # add(a, b, alpha=2.5): a + 2.5 * b
+            y = _scaled(y, alpha, dtype)
+        return _result(backends.current.add(x, y), dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # d(a + alpha * b) = da + alpha * db
+        alpha = ctx.constants
+        return grad, (grad if alpha == 1 else grad * alpha), None
+
+
 class Sub(Function):
     """a - alpha * b; torch calls the node of number - tensor (``2 - x``) RsubBackward1
     (``subtraction(a)`` picks the class)."""
 
     node_name = "SubBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         _check_no_bool_subtraction(a, b)
         x, y, dtype = _operands(a, b, "sub")
-        ctx.constants = alpha  # the slot built-in ops keep their numbers in
-        out = backends.current.sub(x, y if alpha.__class__ is int and alpha == 1
-                                   else _scaled(y, alpha, dtype))
-        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
+        ctx.constants = alpha
+        if alpha != 1 or isinstance(alpha, bool):
+            y = _scaled(y, alpha, dtype)
+        return _result(backends.current.sub(x, y), dtype)
 
     @staticmethod
     def backward(ctx, grad):
         alpha = ctx.constants
         return grad, (-grad if alpha == 1 else grad * -alpha), None
-
-    backward_arrays = backward  # the same lines work on arrays
 
 
 class Rsub(Sub):
@@ -204,61 +179,32 @@ def subtraction(a):
 
 class Mul(Function):
     node_name = "MulBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b):
-        if ctx.recording:
-            needs = ctx.needs_input_grad
-            _save(ctx, a, b, needs[1], needs[0])  # d(ab)/da = b, d(ab)/db = a
         x, y, dtype = _operands(a, b, "mul")
-        out = backends.current.mul(x, y)
-        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
+        needs_a, needs_b = ctx.needs_input_grad
+        _save(ctx, a if needs_b else None, b if needs_a else None)  # d(ab)/da = b, d(ab)/db = a
+        return _result(backends.current.mul(x, y), dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        if not recording_gradient_graph():
-            # the same two products on raw arrays: nothing is being recorded, so the
-            # Function machinery of ``grad * b`` would be pure overhead
-            return tuple(None if g is None else wrap(g)
-                         for g in Mul.backward_arrays(ctx, grad._data))
         a, b = _load(ctx)
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
-    @staticmethod
-    def backward_arrays(ctx, grad):
-        a, b = _load(ctx)
-        needs = ctx.needs_input_grad
-        return (_times(grad, b) if needs[0] else None,
-                _times(grad, a) if needs[1] else None)
-
-
-def _times(g, x):
-    """``g * x`` for a gradient array and an operand, computed in the gradient's dtype."""
-    if x.__class__ is float:
-        if g.dtype.kind == "f":
-            x = _float_constant(x, g)
-    elif isinstance(x, Tensor):
-        x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
-    return np.multiply(g, x)
-
 
 class Div(Function):
     node_name = "DivBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, a, b):
-        if ctx.recording:
-            _save(ctx, a, b, ctx.needs_input_grad[1], True)  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
-        x, y, dtype = _operands(a, b, "div")
+        dtype = _dtypes.result_type(a, b)
         if not dtype.is_floating_point:  # true division of integers gives the default float
             dtype = _dtypes.get_default_dtype()
-            x = x.astype(dtype.np) if isinstance(x, np.ndarray) else x
-            y = y.astype(dtype.np) if isinstance(y, np.ndarray) else y
-        out = backends.current.div(x, y)
-        return wrap(out if out.dtype is dtype.np or out.dtype == dtype.np else out.astype(dtype.np))
+        x, y, dtype = _operands(a, b, "div", dtype)
+        _save(ctx, a if ctx.needs_input_grad[1] else None, b)  # d/da = 1/b, d/db = -a/b^2
+        return _result(backends.current.div(x, y), dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -437,14 +383,14 @@ class RemainderTensors(Remainder):
 
 
 def add(input, other, *, alpha=1):
-    other = as_operand(other)
+    """``input + alpha * other`` (``Tensor.__add__``)."""
     if alpha == 1 and not isinstance(alpha, bool):
-        return Add.apply(input, other)
-    return Add.apply(input, other, alpha)
+        return Add.apply(input, _operand(other))
+    return Add.apply(input, _operand(other), alpha)
 
 
 def sub(input, other, *, alpha=1):
-    other = as_operand(other)
+    other = _operand(other)
     if alpha == 1 and not isinstance(alpha, bool):
         return subtraction(input).apply(input, other)
     return subtraction(input).apply(input, other, alpha)
@@ -454,14 +400,15 @@ subtract = sub
 
 
 def mul(input, other):
-    return Mul.apply(input, as_operand(other))
+    """``input * other`` (``Tensor.__mul__``)."""
+    return Mul.apply(input, _operand(other))
 
 
 multiply = mul
 
 
 def div(input, other, *, rounding_mode=None):
-    other = as_operand(other)
+    other = _operand(other)
     if rounding_mode is None:
         return Div.apply(input, other)
     if rounding_mode in ("trunc", "floor"):

@@ -1,13 +1,10 @@
-"""Broadcasting, and its mirror image in backward: summing a gradient back to shape.
+"""Broadcasting: which shape two (or more) shapes make together.
 
-Forward: two shapes broadcast by aligning them on the right; a dimension of
-size 1 (or a missing one) is *reused* along the other operand's size.
-
-Backward: an input element that was reused k times received k gradient
-contributions, so its gradient is the **sum over the broadcast dimensions**.
-``sum_to_shape`` is that step.  The autograd engine applies it to every
-gradient an operation sends back whose shape is larger than its input's, so
-each backward rule can be written as if no broadcasting had happened.
+Two shapes broadcast by aligning them on the right; a dimension of size 1 (or a
+missing one) is *reused* along the other operand's size.  Its mirror image in
+backward -- an element reused k times receives the sum of its k gradients -- is
+``Tensor.sum_to_size`` (``reductions.SumToSize``), which the engine applies to every
+gradient sent to a broadcast input.
 """
 from .._size import Size
 
@@ -38,34 +35,6 @@ def _broadcast_tuple(*shapes):
                     "be broadcast together. Dimensions are aligned from the right and must be "
                     "equal or 1; use unsqueeze/reshape to line them up.")
     return tuple(result)
-
-
-def broadcast_dims(grad_shape, shape):
-    """Which dimensions of ``grad_shape`` were created or stretched by broadcasting ``shape``.
-
-    Returns ``(leading, stretched)``: the leading dims that ``shape`` lacks, and
-    the dims (counted in ``grad_shape``) where ``shape`` has size 1 but the gradient has more.
-    """
-    lead = len(grad_shape) - len(shape)
-    leading = tuple(range(lead))
-    stretched = tuple(lead + i for i, size in enumerate(shape)
-                      if size == 1 and grad_shape[lead + i] != 1)
-    return leading, stretched
-
-
-def sum_to_shape(grad, shape):
-    """Sum ``grad`` over the dimensions that broadcasting added to reach ``shape``."""
-    shape = tuple(shape)
-    if grad.shape == shape:
-        return grad
-    leading, stretched = broadcast_dims(grad.shape, shape)
-    if stretched:
-        grad = grad.sum(dim=leading + stretched, keepdim=True)
-    elif leading:
-        grad = grad.sum(dim=leading)
-    if grad.shape != shape:
-        grad = grad.reshape(shape)
-    return grad
 
 
 def is_expandable_to(shape, target):

@@ -44,9 +44,8 @@ class Addcmul(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value, dtype):
-        needs = ctx.needs_input_grad
-        if ctx.recording:  # d/d t1 needs t2 and d/d t2 needs t1
-            ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
+        needs = ctx.needs_input_grad  # d/d t1 needs t2 and d/d t2 needs t1
+        ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
         ctx.value = value
         x, a, b = (t._data.astype(dtype.np, copy=False) for t in (input, tensor1, tensor2))
         return wrap(x + _typed_value(value, dtype) * a * b)
@@ -65,8 +64,7 @@ class Addcdiv(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value, dtype):
-        if ctx.recording:
-            ctx.save_for_backward(tensor1 if ctx.needs_input_grad[2] else None, tensor2)
+        ctx.save_for_backward(tensor1 if ctx.needs_input_grad[2] else None, tensor2)
         ctx.value = value
         x, a, b = (t._data.astype(dtype.np, copy=False) for t in (input, tensor1, tensor2))
         return wrap(x + _typed_value(value, dtype) * a / b)
@@ -159,10 +157,9 @@ class LerpTensorWeight(Function):
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        if ctx.recording:
-            needs = ctx.needs_input_grad
-            ctx.save_for_backward(start if needs[2] else None, end if needs[2] else None,
-                                  weight if needs[0] or needs[1] else None)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(start if needs[2] else None, end if needs[2] else None,
+                              weight if needs[0] or needs[1] else None)
         dtype = start._data.dtype
         w = weight._data.astype(dtype, copy=False)
         return wrap(_lerp_array(start._data, end._data, w))

@@ -19,18 +19,35 @@ import numpy as np
 
 from .. import _dtypes
 from .. import backends
+from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_array, normalize_dims, wrap
+from ._helpers import as_array, wrap
 from .linalg import require_tensors
 
 
 def _expand_back(grad, shape, dims, keepdim):
     """Broadcast ``grad`` (the reduced shape) back to ``shape`` over ``dims``."""
-    if not keepdim:
-        kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
-        if grad.shape != kept:
-            grad = grad.reshape(kept)
-    return grad.expand(shape)
+    return ExpandBack.apply(grad, shape, dims, keepdim)
+
+
+class ExpandBack(Function):
+    """A reduction's backward: every element that went into an output gets that output's
+    gradient -- ``grad`` broadcast back over the reduced ``dims`` (torch's expand).
+    Its own backward sums them again: sum and expand are each other's backward."""
+
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, shape, dims, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        g = grad._data
+        if not keepdim and g.ndim:  # put back the reduced dims, as size 1
+            g = g.reshape([1 if d in dims else n for d, n in enumerate(shape)])
+        return Tensor._wrap(backends.current.broadcast_to(g, shape))
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg.sum(dim=ctx.dims, keepdim=ctx.keepdim), None, None, None
 
 
 class Sum(Function):
@@ -39,7 +56,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
-        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         a = x._data
         if dtype is not None:
             a = a.astype(dtype.np)
@@ -53,6 +70,34 @@ class Sum(Function):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
+class SumToSize(Function):
+    """Broadcasting's backward: ``grad`` summed down to the ``shape`` of an input that was
+    broadcast to ``grad``'s shape.  That input was used once per copy, so it receives the
+    **sum over the broadcast dimensions** -- those it lacked (in front) and those where it
+    had size 1.  The engine applies it to every gradient an op sends back with a larger
+    shape than its input's, so each backward is written as if nothing was broadcast.
+    (torch's ``Tensor.sum_to_size``.)"""
+
+    node_name = "SumBackward1"  # what torch records for sum_to_size
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        a = x._data
+        leading = a.ndim - len(shape)
+        if leading < 0 or builtins.any(n != 1 and n != m for n, m in zip(shape, a.shape[leading:])):
+            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(a.shape)}: "
+                               "sum_to_size sums a tensor down to a shape it was broadcast from")
+        dims = tuple(range(leading)) + tuple(
+            leading + d for d, n in enumerate(shape) if n == 1 and a.shape[leading + d] != 1)
+        ctx.shape, ctx.dims = a.shape, dims
+        summed = backends.current.sum(a, dims, True) if dims else a.copy()
+        return Tensor._wrap(summed.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _expand_back(grad, ctx.shape, ctx.dims, False), None
+
+
 class SumAll(Sum):
     node_name = "SumBackward0"  # torch names the sum of everything (no dim) differently
 
@@ -64,7 +109,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
         a = x._data if dtype is None else x._data.astype(dtype.np)
-        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         ctx.count = math.prod([x.shape[d] for d in dims]) if dims else 1
         with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing is nan, as torch
             out = np.sum(a, axis=dims, keepdims=keepdim) / a.dtype.type(ctx.count)
@@ -411,17 +456,25 @@ def _dims(input, dim):
     dim (like None), and a 0-dim tensor accepts ``dim=0``/``-1`` although its
     array has no axis 0 (reducing a single number leaves it unchanged).
     """
-    if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        dim = None
-    dims = normalize_dims(dim, input._data.ndim, input.shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(input._data.ndim))
+    dims = input._wrap_dims(dim)
     return dims if input._data.ndim else ()
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    require_tensors("sum", ("input", input))
+    """Sum over ``dim`` (all dims when None); ``Tensor.sum``."""
+    if not isinstance(input, Tensor):
+        require_tensors("sum", ("input", input))
     if dtype is not None:
         dtype = _dtypes.to_dtype(dtype)
     return (SumAll if dim is None else Sum).apply(input, _dims(input, dim), keepdim, dtype)
+
+
+def sum_to_size(input, *size):
+    """``input`` summed down to ``size``, which ``input``'s shape must broadcast from."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return SumToSize.apply(input, shape)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Function
-from ._helpers import normalize_dims, wrap
+from ._helpers import wrap
 from ._inplace import view_of
 from .strides import (clone_strides, contiguous_strides, copy_array, slice_array, strided_array,
                       unsqueeze_array, view_strides)
@@ -343,7 +343,7 @@ def squeeze(input, dim=None):
         return Squeeze.apply(input, dims)
     cls = SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
     # dims whose size is not 1 are left alone, as in torch
-    dims = tuple(d for d in normalize_dims(dim, input.ndim, input.shape)
+    dims = tuple(d for d in input._wrap_dims(dim)
                  if input.ndim and input.shape[d] == 1)
     return cls.apply(input, dims)
 
@@ -457,7 +457,7 @@ def clone(input, memory_format=None):
 
 def flip(input, *dims_args, dims=None):
     dims = _shape_args(dims_args if dims is None else (dims,))
-    return Flip.apply(input, normalize_dims(dims, input.ndim, input.shape))
+    return Flip.apply(input, input._wrap_dims(dims))
 
 
 def repeat(input, *repeats):

@@ -2,7 +2,8 @@
 
 Both subtract the maximum before exponentiating (softmax is unchanged by a
 shift), so ``exp`` never overflows; log_softmax never takes ``log`` of an
-underflowed 0.  Backward uses only the saved *output*:
+underflowed 0.  Backward uses only the saved *output*, in one backend pass each
+(``softmax_backward``, ``log_softmax_backward``), themselves differentiable:
 
 * softmax:     dx = y * (g - sum(g * y))
 * log_softmax: dx = g - exp(y) * sum(g)
@@ -14,7 +15,7 @@ import numpy as np
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
-from ._helpers import as_array, recording_gradient_graph, wrap
+from ._helpers import as_array, wrap
 from .linalg import require_tensors
 
 
@@ -33,10 +34,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
-        if recording_gradient_graph():  # create_graph=True: the same rule from tensor ops
-            return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
-        dx = backends.current.softmax_backward(y._data, grad._data, ctx.dim)
-        return wrap(as_array(dx)), None
+        return SoftmaxBackward.apply(grad, y, ctx.dim), None
 
 
 class LogSoftmax(Function):
@@ -53,10 +51,52 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
-        if recording_gradient_graph():
-            return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
-        dx = backends.current.log_softmax_backward(y._data, grad._data, ctx.dim)
-        return wrap(as_array(dx)), None
+        return LogSoftmaxBackward.apply(grad, y, ctx.dim), None
+
+
+class SoftmaxBackward(Function):
+    """y * (g - sum(g * y)) along ``dim``, for y = softmax(x): one backend pass."""
+
+    node_name = "SoftmaxBackwardDataBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, y, dim):
+        ctx.save_for_backward(grad, y)
+        ctx.dim = dim
+        return wrap(as_array(backends.current.softmax_backward(y._data, grad._data, dim)))
+
+    @staticmethod
+    def backward(ctx, gg):
+        # out = y*g - y*s with s = sum(g*y): d/dg = y*gg - y*sum(y*gg);
+        # d/dy = gg*g - gg*s - g*sum(gg*y)
+        grad, y = ctx.saved_tensors
+        dim = ctx.dim
+        s = (grad * y).sum(dim=dim, keepdim=True)
+        gy = (gg * y).sum(dim=dim, keepdim=True)
+        return (y * (gg - gy) if ctx.needs_input_grad[0] else None,
+                gg * (grad - s) - grad * gy if ctx.needs_input_grad[1] else None, None)
+
+
+class LogSoftmaxBackward(Function):
+    """g - exp(y) * sum(g) along ``dim``, for y = log_softmax(x): one backend pass."""
+
+    node_name = "LogSoftmaxBackwardDataBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, y, dim):
+        ctx.save_for_backward(grad, y)
+        ctx.dim = dim
+        return wrap(as_array(backends.current.log_softmax_backward(y._data, grad._data, dim)))
+
+    @staticmethod
+    def backward(ctx, gg):
+        # out = g - e^y * sum(g): d/dg = gg - sum(gg * e^y); d/dy = -gg * e^y * sum(g)
+        grad, y = ctx.saved_tensors
+        dim = ctx.dim
+        p = y.exp()
+        return (gg - (gg * p).sum(dim=dim, keepdim=True) if ctx.needs_input_grad[0] else None,
+                -gg * p * grad.sum(dim=dim, keepdim=True) if ctx.needs_input_grad[1] else None,
+                None)
 
 
 def _prepare(name, input, dim, dtype):

@@ -18,7 +18,7 @@ import collections
 import numpy as np
 
 from ..autograd.function import Function
-from ._helpers import normalize_dims, wrap
+from ._helpers import wrap
 from .linalg import require_tensors
 
 # torch.return_types.sort / .topk: r.values, r.indices, or `values, indices = r`
@@ -92,7 +92,7 @@ class Topk(_SelectAlongDim):
 def _dim(input, dim, name):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return normalize_dims(dim, input.ndim, input.shape)[0]
+    return input._wrap_dims(dim)[0]
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):

@@ -29,7 +29,6 @@ def _not_for_bool(x, name):
 
 class Neg(Function):
     node_name = "NegBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -43,12 +42,9 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
-    backward_arrays = backward  # the same line works on arrays (see Function.backward_arrays)
-
 
 class Exp(Function):
     node_name = "ExpBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):
@@ -61,15 +57,9 @@ class Exp(Function):
         y, = ctx.saved_tensors
         return grad * y
 
-    @staticmethod
-    def backward_arrays(ctx, grad):
-        y, = ctx.saved_tensors
-        return backends.current.mul(grad, y._data)
-
 
 class Log(Function):
     node_name = "LogBackward0"
-    forward_uses_arrays_only = True
 
     @staticmethod
     def forward(ctx, x):

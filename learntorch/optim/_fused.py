@@ -47,10 +47,13 @@ import inspect
 
 import numpy as np
 
+from ..backends.numba_cpu import tuning
+
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 #: smallest parameter (in elements) that the kernel updates when ``fused`` is None
-MIN_SIZE = {"sgd": 30_000, "adam": 10_000, "rmsprop": 10_000, "adagrad": 10_000}
+MIN_SIZE = {name: tuning.threshold("layer_min_sizes", name)  # (tuning.json)
+            for name in ("sgd", "adam", "rmsprop", "adagrad")}
 
 _kernels = None
 

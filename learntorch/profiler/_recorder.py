@@ -1,7 +1,7 @@
 """Recording op events: the ``profile`` context manager and ``record_function`` labels.
 
 How it measures: while a ``profile`` is active, ``Function.apply`` (every op's
-forward) and ``BackwardNode.apply`` with the engine's ``_apply_raw`` (every
+forward) and ``BackwardNode.apply`` with the fast tier's ``engine.apply_raw`` (every
 node's backward, on Tensors or on arrays) are replaced by
 wrappers that read ``time.perf_counter_ns`` before and after the call.  A
 stack of open events gives each event its parent, so an event's *self* time is
@@ -9,7 +9,7 @@ its total minus the totals of the events opened inside it.
 """
 import time
 
-from ..autograd import engine as _engine
+from .._fast import engine as _engine
 from ..autograd import function as _function
 from ._events import EventList, FunctionEvent, ProfilerActivity
 
@@ -78,7 +78,7 @@ class _Patches:
         Function, BackwardNode = _function.Function, _function.BackwardNode
         cls.originals = {"forward": Function.__dict__["apply"],
                          "backward": BackwardNode.__dict__["apply"],
-                         "backward_raw": _engine._apply_raw}
+                         "backward_raw": _engine.apply_raw}
         forward = cls.originals["forward"].__func__
         backward = cls.originals["backward"]
         backward_raw = cls.originals["backward_raw"]
@@ -105,7 +105,7 @@ class _Patches:
 
         Function.apply = classmethod(timed_forward)
         BackwardNode.apply = timed_backward
-        _engine._apply_raw = timed_backward_raw
+        _engine.apply_raw = timed_backward_raw
 
     @classmethod
     def remove(cls):
@@ -114,7 +114,7 @@ class _Patches:
             return
         _function.Function.apply = cls.originals["forward"]
         _function.BackwardNode.apply = cls.originals["backward"]
-        _engine._apply_raw = cls.originals["backward_raw"]
+        _engine.apply_raw = cls.originals["backward_raw"]
 
 
 class profile:

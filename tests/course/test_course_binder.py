@@ -35,13 +35,11 @@ def test_requirements_are_pinned_to_the_tested_versions_and_install_the_reposito
 
 def test_binder_installs_what_a_learner_installs():
     """Binder is a learner's environment: the engine, JupyterLab, the widgets and what the
-    chapters use (pyproject.toml's dependencies and `jupyter` extra, as `make lab`), and the
+    chapters use (pyproject.toml's dependencies and `lab` extra, as `make lab`), and the
     kernel that runs them; none of the test machinery."""
-    import tomllib
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    name = lambda requirement: re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower()
-    learner = {name(r) for r in pyproject["project"]["dependencies"]
-               + pyproject["project"]["optional-dependencies"]["jupyter"]}
+    from test_project_setup import extra_requirements, requirement_name
+
+    learner = {requirement_name(r) for r in extra_requirements("lab")}
     pinned = {line.split("==")[0].lower() for line in requirement_lines()[:-1]}
     assert pinned == learner | {"ipykernel"}
 

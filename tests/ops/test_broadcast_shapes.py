@@ -1,8 +1,8 @@
-"""Broadcasting forward (``broadcast_shapes``) and backward (``sum_to_shape``).
+"""Broadcasting forward (``broadcast_shapes``) and backward (``Tensor.sum_to_size``).
 
-``sum_to_shape(grad, shape)`` is what the engine applies to every gradient
-flowing to a broadcast input: an element reused k times receives the sum of
-its k gradient contributions.  Checked against numpy's and torch's rules.
+``grad.sum_to_size(shape)`` is what the engine applies to every gradient flowing to
+a broadcast input: an element reused k times receives the sum of its k gradient
+contributions.  Checked against numpy's and torch's rules.
 """
 import numpy as np
 import pytest
@@ -10,8 +10,11 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import learntorch
-from learntorch.ops.broadcast import (broadcast_dims, broadcast_shapes, is_expandable_to,
-                                      sum_to_shape)
+from learntorch.ops.broadcast import broadcast_shapes, is_expandable_to
+
+
+def sum_to_shape(grad, shape):
+    return grad.sum_to_size(shape)
 from oracle import require_torch, torch
 
 
@@ -77,15 +80,27 @@ def test_sum_to_shape_is_the_gradient_of_expand_like_torch(case):
                                x.grad.numpy(), rtol=1e-12)
 
 
-def test_sum_to_shape_of_the_same_shape_is_the_gradient_itself():
+@given(grad_and_shape())
+def test_sum_to_size_matches_torch_forward_and_backward(case):
+    grad, shape = case
+    require_torch()
+    ours = learntorch.tensor(grad, requires_grad=True)
+    theirs = torch.tensor(grad, requires_grad=True)
+    out, expected = ours.sum_to_size(shape), theirs.sum_to_size(shape)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+    weights = np.arange(out.numel(), dtype=np.float64).reshape(shape)
+    (out * learntorch.tensor(weights)).sum().backward()
+    (expected * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
+def test_sum_to_size_accepts_sizes_as_torch_does_and_refuses_what_does_not_broadcast():
     g = learntorch.ones(2, 3)
-    assert sum_to_shape(g, (2, 3)) is g
-
-
-def test_broadcast_dims_names_leading_and_stretched_dims():
-    assert broadcast_dims((5, 4, 3, 2), (4, 1, 2)) == ((0,), (2,))
-    assert broadcast_dims((4, 3), (4, 3)) == ((), ())
-    assert broadcast_dims((2, 3), ()) == ((0, 1), ())
+    assert g.sum_to_size(1, 3).tolist() == [[2.0, 2.0, 2.0]]
+    assert g.sum_to_size((3,)).tolist() == [2.0, 2.0, 2.0]
+    assert g.sum_to_size(learntorch.Size([2, 1])).tolist() == [[3.0], [3.0]]
+    with pytest.raises(RuntimeError, match=r"size \[2, 2\] is not expandable to size \[2, 3\]"):
+        g.sum_to_size(2, 2)
 
 
 @pytest.mark.parametrize("shape, target, expected", [

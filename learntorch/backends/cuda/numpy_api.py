@@ -213,7 +213,8 @@ def _copyto(dst, src, casting="same_kind", where=True):
 
 @implements(np.empty_like)
 def _empty_like(a, dtype=None, **kw):
-    return CudaArray.empty(kw.get("shape") or a.shape, dtype or a.dtype)
+    shape = kw.get("shape")
+    return CudaArray.empty(a.shape if shape is None else shape, dtype or a.dtype)
 
 
 @implements(np.zeros_like)

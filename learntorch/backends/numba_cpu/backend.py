@@ -13,12 +13,12 @@ when all of these hold does a Numba kernel run; otherwise the call goes to the
   wins by so much that copying a strided input first still beats numpy;
 * this process was not forked after kernels ran (see ``loader.py``).
 
-The thresholds below were measured with ``python -m
-learntorch.backends.numba_cpu.crossover`` on a 2-core x86-64 (AVX-512) machine
-at float32, timing the numpy reference against the kernel (including this
-dispatch) for 10^2 .. 10^7 elements; each threshold is the size from which
-the kernel won at every larger size.  ``None`` means it did not win reliably,
-so numpy keeps the op:
+The thresholds come from ``tuning.json`` (``tuning.py``), written by ``python -m
+benchmarks.calibrate``, which times the numpy reference against the kernel
+(including this dispatch) for 10^2 .. 10^7 elements on the machine it runs on;
+each threshold is the size from which the kernel won at every larger size.
+``None`` means it did not win reliably, so numpy keeps the op.  What the
+measurements on the machine of BENCHMARKS.md showed:
 
 * tanh: numpy's SIMD ``tanh`` is ~10x faster per element than the scalar
   ``libm`` call Numba emits (it vectorizes it only with Intel's SVML
@@ -31,7 +31,7 @@ so numpy keeps the op:
 Below about 10^6 elements a kernel runs on one thread (``loader.use_threads``):
 waking a second thread costs more than it saves.
 
-Rerun the script on your machine and pass your own numbers:
+Rerun the calibration on your machine, or pass your own numbers:
 ``NumbaBackend(min_sizes={"softmax": 100_000})``; ``NumbaBackend(min_size=0)``
 runs every kernel on every float array (the tests use that).
 """
@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ..reference import NumpyBackend
+from . import tuning
 from .loader import kernels, kernels_allowed, use_threads
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -58,47 +59,21 @@ def _compact(a):
     return flags.c_contiguous and flags.aligned and flags.writeable
 
 
-class NumbaBackend(NumpyBackend):
+#: Numba overrides of the larger families (conv, pooling, losses, optimizers, ...): one
+#: mixin class per file in this package, listed here; each calls ``super()`` for what
+#: its kernels do not serve, so the numpy reference answers the rest
+FAMILIES = ()
+
+
+class NumbaBackend(*FAMILIES, NumpyBackend):
     name = "numba"
 
-    #: smallest number of elements for which the kernel runs; None: numpy always.
-    #: Comments: numpy time / kernel time at float32, one thread below ~1e6 elements
-    #: (``use_threads``); nothing below 10^4 except gelu, so that toys never load Numba.
-    min_sizes = {
-        "relu": 10_000,                   # 0.34x at 1e3, 1.1x at 1e4, 3.7x at 1e5, 4.3x at 1e6
-        "relu_backward": 10_000,          # 0.6x at 1e3, 1.6x at 1e4, 27x at 1e5 (np.where)
-        "tanh": None,                     # 0.01-0.03x at every size: numpy's tanh is SIMD
-        "tanh_backward": 100_000,         # 0.7x at 1e4, 1.6x at 1e5, 1.9-2.5x above
-        "sigmoid": 10_000,                # 1.9x at 1e3, 3.7x at 1e4, 5.6-6.2x above
-        "sigmoid_backward": 100_000,      # 0.7x at 1e4, 1.9x at 1e5, 1.9-3.2x above
-        "gelu": 1_000,                    # 2.9x at 1e2, 7.9x at 1e3, 12-20x above (erf per call)
-        "gelu_backward": 1_000,           # 3.1x at 1e2, 5.2x at 1e3, 5.6-14x above
-        "silu": 10_000,                   # 1.9x at 1e3, 4.0x at 1e4, 5.5-5.9x above
-        "silu_backward": 10_000,          # 1.7x at 1e3, 2.3x at 1e4, 6.6-8.7x above
-        "add": None,                      # memory-bound: 0.7x at 1e5, 1.2x at 1e6, 1.1x at 1e7
-        "sub": None,                      # as add
-        "mul": None,                      # 0.7x at 1e5, 1.2x at 1e6, 1.1x at 1e7
-        "div": None,                      # as mul
-        "sum": 100_000,                   # rows of 100: 0.7x at 1e4, 2.4x at 1e5, 4.3x at 1e6
-        # softmax family (fast_exp), rows of 100:
-        "softmax": 10_000,                # 1.2x at 1e3, 1.8x at 1e4, 2.2x at 1e5, 4.1x at 1e6
-        "log_softmax": 10_000,            # 1.3x at 1e3, 1.7x at 1e4, 2.0x at 1e5, 3.9x at 1e6
-        "softmax_backward": 10_000,       # 0.7x at 1e3, 1.5x at 1e4, 3.6x at 1e5, 4.4x at 1e6
-        "log_softmax_backward": 10_000,   # 0.8x at 1e3, 1.5x at 1e4, 2.4x at 1e5, 4.1x at 1e6
-        "logsumexp": 10_000,              # 1.0x at 1e3, 1.4x at 1e4, 2.0x at 1e5, 3.5x at 1e6
-    }
-
-    #: one-thread cost of each kernel in ns per float32 element (float64: twice that),
-    #: measured at 2^20 elements on the machine of BENCHMARKS.md.  It decides the thread
-    #: count of a call (``loader.use_threads``): only calls long enough to repay waking
-    #: the workers run on every thread.
-    ns_per_element = {
-        "relu": 0.08, "relu_backward": 0.12, "tanh": 14.0, "tanh_backward": 0.13,
-        "sigmoid": 6.4, "sigmoid_backward": 0.13, "gelu": 6.9, "gelu_backward": 9.9,
-        "silu": 6.4, "silu_backward": 4.5, "add": 0.12, "sub": 0.12, "mul": 0.1, "div": 0.1,
-        "sum": 0.04, "softmax": 0.29, "log_softmax": 0.3, "softmax_backward": 0.1,
-        "log_softmax_backward": 0.28, "logsumexp": 0.26,
-    }
+    #: smallest number of elements for which each kernel runs (None: numpy always), and
+    #: each kernel's one-thread cost in ns per float32 element (float64: twice that),
+    #: which decides the thread count of a call (``loader.use_threads``).  Measured per
+    #: machine by ``python -m benchmarks.calibrate`` into ``tuning.json`` (``tuning.py``).
+    min_sizes = tuning.load()["min_sizes"]
+    ns_per_element = tuning.load()["ns_per_element"]
 
     #: ops whose kernel still beats numpy after copying a strided input to a contiguous
     #: one (transposed input, 1e5 and 1e6 elements: gelu 9-16x, relu_backward 2.4-2.9x;

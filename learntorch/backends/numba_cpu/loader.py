@@ -44,6 +44,8 @@ import math
 import os
 import threading
 
+from . import tuning
+
 _loaded = {}            # family name -> kernel module, filled on first use
 _forked_after_use = False
 
@@ -82,7 +84,8 @@ def usable_cpus(cgroup_root="/sys/fs/cgroup"):
 
 
 #: a kernel call expected to take at least this long on one thread uses every thread
-PARALLEL_MIN_NS = 120_000
+#: (measured per machine: tuning.json's ``parallel_min_ns``)
+PARALLEL_MIN_NS = tuning.load()["parallel_min_ns"]
 
 _thread_count = threading.local()  # numba's thread count is per calling thread too
 

@@ -45,6 +45,7 @@ pixel there; pooling's ceil_mode lets the last window hang over the edge).
 import numpy as np
 
 from ...autograd.function import Function
+from ...backends.numba_cpu import tuning
 from ...backends.numba_cpu.loader import kernels, layer_kernel_serves, use_threads
 from ...ops._helpers import recording_gradient_graph, wrap
 
@@ -55,7 +56,7 @@ _as_strided = np.lib.stride_tricks.as_strided
 #: thread on a shared 2-core machine (numpy / kernel, microseconds): (32, 1, 28, 28):
 #: 125 / 50, (32, 8, 14, 14): 350 / 205.  Smaller ones stay on numpy so that toys never
 #: import Numba (~0.5 s, once).
-COL2IM_KERNEL_MIN_SIZE = 4_096
+COL2IM_KERNEL_MIN_SIZE = tuning.threshold("layer_min_sizes", "col2im")  # (tuning.json)
 #: one-thread cost of the kernel per float32 entry of ``cols`` (3x3 windows, 2^18-2^20
 #: entries): it picks the call's thread count (``loader.use_threads``)
 COL2IM_NS_PER_ELEMENT = 0.3

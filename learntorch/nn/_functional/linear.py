@@ -22,7 +22,7 @@ from ... import backends
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from ...autograd.function import Function
-from ...ops._helpers import as_array, check_same_device, recording_gradient_graph, wrap
+from ...ops._helpers import as_array, check_same_device, wrap
 from ...ops.broadcast import is_expandable_to
 
 
@@ -46,32 +46,13 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         n_out, n_in = weight.shape
+        rows = math.prod(x.shape[:-1])
+        g2 = grad.reshape(rows, n_out)  # the leading dims merged: one matrix product each
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gx = gw = None
-        if recording_gradient_graph():  # create_graph=True: the same rules from tensor ops
-            if need_x:
-                gx = grad @ weight
-            if need_w:
-                rows = math.prod(x.shape[:-1])
-                gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in)
-            return gx, gw, (grad if need_b else None)
-        mm = backends.current.matmul
-        g2 = _matrix(grad._data)
-        if need_x:
-            gx = wrap(as_array(mm(g2, weight._data)).reshape(x._data.shape))
-        if need_w:
-            gw = wrap(as_array(mm(g2.T, _matrix(x._data))))
-        gb = None
-        if need_b:
-            if (ctx.bias_shape == (n_out,) and type(g2) is np.ndarray
-                    and g2.dtype in (np.float32, np.float64)):
-                # the bias was added to every row: its gradient is grad summed over the
-                # rows, one numpy call (returning grad for the engine to reduce to the
-                # bias's shape goes through a recorded-op sum: ~4x the time per layer)
-                gb = wrap(g2.sum(axis=0))
-            else:
-                gb = grad  # other bias shapes, half precision: the engine sums it to shape
-        return gx, gw, gb
+        gx = (g2 @ weight).reshape(x.shape) if need_x else None
+        gw = g2.mT @ x.reshape(rows, n_in) if need_w else None
+        # the bias was added to every row: the engine sums grad over the rows
+        return gx, gw, (grad if need_b else None)
 
 
 def _matrix(a):

@@ -39,6 +39,7 @@ import numpy as np
 
 from ... import backends
 from ...autograd.function import Function
+from ...backends.numba_cpu import tuning
 from ...backends.numba_cpu.loader import kernels, layer_kernel_serves
 from ...ops._helpers import as_array, recording_gradient_graph, wrap
 from ...ops.comparison import where
@@ -114,7 +115,7 @@ class CrossEntropy(Function):
 
 #: smallest logits array (elements) for the fused kernels (backends/numba_cpu/cross_entropy.py):
 #: a classifier's batch, not a toy (which should not have to load Numba)
-FUSED_KERNEL_MIN_SIZE = 1_024
+FUSED_KERNEL_MIN_SIZE = tuning.threshold("layer_min_sizes", "cross_entropy")  # (tuning.json)
 
 
 def _fused_kernel_serves(x, target):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...backends.numba_cpu import tuning
 from ...backends.numba_cpu.loader import layer_kernel_serves, use_threads
 from ...ops._helpers import recording_gradient_graph, wrap
 from ...ops.indexing import scatter_add
@@ -37,7 +38,7 @@ from .im2col import Col2im, Geometry, col2im, output_size, padded, windows
 #:   backward  5e2 gradients: 4 / 9,    2e3: 8 / 10,      1.3e4: 34 / 14,    5e4: 130 / 32
 #: The forward kernel wins even on tiny inputs, but for those importing Numba (~0.5 s, once)
 #: is not worth it: toys stay on numpy.
-MAX_POOL_KERNEL_MIN_SIZE = 4_096
+MAX_POOL_KERNEL_MIN_SIZE = tuning.threshold("layer_min_sizes", "max_pool2d")  # (tuning.json)
 #: one-thread cost of the kernels in ns per float32 element (forward: of the input, backward:
 #: of the gradient), 2x2 windows: it picks each call's thread count (``loader.use_threads``)
 MAX_POOL_FORWARD_NS, MAX_POOL_BACKWARD_NS = 0.8, 0.45

@@ -1,9 +1,9 @@
-"""Backward on raw arrays (``Function.backward_arrays``) computes what ``backward`` computes.
+"""The fast tier's raw-array engine computes what the reference engine computes.
 
-Plain ``backward()`` lets gradients travel between nodes as arrays and calls an
-op's ``backward_arrays``; ``create_graph=True`` and the step-by-step
-``graph.backward_steps`` use Tensors and ``backward``.  Both must agree with
-torch, including 0-d tensors (numpy turns their results into scalars),
+Plain ``backward()`` in the fast tier lets gradients travel between nodes as arrays
+and calls ``ARRAY_BACKWARD``'s entry for an op; ``create_graph=True`` and the
+step-by-step ``graph.backward_steps`` run the reference engine on Tensors.  All must
+agree with torch, including 0-d tensors (numpy turns their results into scalars),
 broadcasting, a tensor used twice, hooks and ``retain_grad``.
 """
 import numpy as np
@@ -12,6 +12,7 @@ import pytest
 import learntorch
 from learntorch.autograd import Function, graph
 from learntorch.ops.arithmetic import Mul
+from learntorch._fast.array_backward import ARRAY_BACKWARD
 
 torch = pytest.importorskip("torch")
 
@@ -87,21 +88,21 @@ def test_in_place_change_of_a_saved_tensor_is_still_reported():
         z.sum().backward()
 
 
-def test_a_subclass_that_overrides_backward_does_not_inherit_backward_arrays():
+def test_a_subclass_that_overrides_backward_does_not_inherit_the_array_backward():
     class MulTimesTen(Mul):
         @staticmethod
         def backward(ctx, grad):
             ga, gb = Mul.backward(ctx, grad)
             return ga * 10, gb
 
-    assert Mul.backward_arrays is not None
-    assert MulTimesTen.backward_arrays is None
+    assert Mul in ARRAY_BACKWARD
+    assert MulTimesTen not in ARRAY_BACKWARD  # keyed by the exact class
     x = learntorch.tensor([1.0, 2.0], requires_grad=True)
     MulTimesTen.apply(x, 3.0).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [30.0, 30.0])
 
 
-def test_a_learners_function_without_backward_arrays_gets_tensors():
+def test_a_learners_function_without_an_array_backward_gets_tensors():
     class Cube(Function):
         @staticmethod
         def forward(ctx, x):

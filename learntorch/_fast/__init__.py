@@ -1,0 +1,56 @@
+"""The fast tier: everything in learntorch that exists only for speed.
+
+The reference tier -- ``Tensor``, ``autograd/function.py``, ``autograd/engine.py``, the
+ops and the numpy backend -- is the engine as a learner reads it.  This package holds
+the pieces that make the same computations faster, each naming the reference code it
+replaces and proven equal to it by ``tests/tiers/``:
+
+* ``apply.py`` -- ``Function.apply`` with cheap node construction (``FAST_FORWARD``
+  and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py``);
+* ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
+  ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
+* ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``.
+
+Fused Numba kernels are the other half of speed; they live with the backend they
+serve (``backends/numba_cpu``), behind the backend contract.
+
+``install()`` puts the fast pieces in place (``learntorch`` does it at import unless
+``LEARNTORCH_REFERENCE=1``); ``uninstall()`` puts the reference back.  Learners switch
+with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
+"""
+from ..autograd import engine as _reference_engine
+from ..autograd.function import Function as _Function
+from ..ops import activations as _activations, unary as _unary
+from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
+from .array_backward import ARRAY_BACKWARD  # noqa: F401
+
+# forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need
+# not be switched off around them: no tensor op inside)
+_apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh,
+                           _activations.Sigmoid, _activations.Relu})
+
+#: (owner, attribute, fast version): what ``install`` replaces, and with what
+REPLACEMENTS = (
+    (_Function, "apply", classmethod(_apply.apply)),
+    (_reference_engine, "run_backward", _engine.run_backward),
+)
+_originals = {}
+
+
+def install():
+    """Put the fast pieces in place of the reference code they replace."""
+    for owner, name, fast in REPLACEMENTS:
+        _originals.setdefault((owner, name), vars(owner)[name])
+        setattr(owner, name, fast)
+
+
+def uninstall():
+    """Put the reference code back: the engine runs exactly what a learner reads."""
+    for owner, name, _ in REPLACEMENTS:
+        original = _originals.get((owner, name))
+        if original is not None:
+            setattr(owner, name, original)
+
+
+def installed():
+    return all(vars(owner)[name] is fast for owner, name, fast in REPLACEMENTS)

@@ -1,0 +1,3 @@
+"""Backward formulas on raw arrays, one file per family of ops (see ``registry.py``)."""
+from . import core  # noqa: F401  (each family module registers its entries on import)
+from .registry import ARRAY_BACKWARD  # noqa: F401

@@ -1,0 +1,125 @@
+"""Array backward of arithmetic, activations, softmax and linear: every training step's ops."""
+import numpy as np
+
+from ... import backends
+from ..._tensor import Tensor
+from ...nn._functional import linear as _linear
+from ...ops import activations, arithmetic, softmax, unary
+from ..arithmetic import NOTHING_SAVED, float_constant
+from .registry import register as _register
+
+
+@_register(arithmetic.Add)
+def add_backward(ctx, grad):
+    """Replaces ``Add.backward``: grad, alpha * grad."""
+    alpha = ctx.constants
+    return grad, (grad if alpha == 1 else grad * alpha), None
+
+
+@_register(arithmetic.Sub, arithmetic.Rsub)
+def sub_backward(ctx, grad):
+    """Replaces ``Sub.backward``: grad, -alpha * grad."""
+    alpha = ctx.constants
+    return grad, (-grad if alpha == 1 else grad * -alpha), None
+
+
+def _load(ctx):
+    """``arithmetic._load``, skipping the version checks when only numbers were saved."""
+    if ctx._saved is NOTHING_SAVED:  # x * 2.0: no tensor to check
+        return ctx.constants
+    return arithmetic._load(ctx)
+
+
+def _times(g, x):
+    """``g * x`` as ``Mul.forward`` computes it for a gradient array and an operand."""
+    if x.__class__ is float:
+        if g.dtype.kind == "f":
+            x = float_constant(x, g)
+    elif isinstance(x, Tensor):
+        x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
+    return backends.current.mul(g, x)
+
+
+@_register(arithmetic.Mul)
+def mul_backward(ctx, grad):
+    """Replaces ``Mul.backward``: grad * b, grad * a."""
+    a, b = _load(ctx)
+    needs = ctx.needs_input_grad
+    return (_times(grad, b) if needs[0] else None,
+            _times(grad, a) if needs[1] else None)
+
+
+@_register(unary.Neg)
+def neg_backward(ctx, grad):
+    """Replaces ``Neg.backward``: -grad."""
+    return np.negative(grad)
+
+
+@_register(unary.Exp)
+def exp_backward(ctx, grad):
+    """Replaces ``Exp.backward``: grad * y."""
+    y, = ctx.saved_tensors
+    return backends.current.mul(grad, y._data)
+
+
+@_register(activations.Tanh)
+def tanh_backward(ctx, grad):
+    """Replaces ``Tanh.backward`` (``TanhBackward.forward``)."""
+    y, = ctx.saved_tensors
+    return backends.current.tanh_backward(y._data, grad)
+
+
+@_register(activations.Sigmoid)
+def sigmoid_backward(ctx, grad):
+    """Replaces ``Sigmoid.backward`` (``SigmoidBackward.forward``)."""
+    y, = ctx.saved_tensors
+    return backends.current.sigmoid_backward(y._data, grad)
+
+
+@_register(activations.Relu)
+def relu_backward(ctx, grad):
+    """Replaces ``Relu.backward`` (``ReluBackward.forward``)."""
+    y, = ctx.saved_tensors
+    return backends.current.relu_backward(y._data, grad)
+
+
+@_register(activations.Silu)
+def silu_backward(ctx, grad):
+    """Replaces ``Silu.backward`` (``SiluBackward.forward``)."""
+    x, = ctx.saved_tensors
+    return backends.current.silu_backward(x._data, grad)
+
+
+@_register(softmax.Softmax)
+def softmax_backward(ctx, grad):
+    """Replaces ``Softmax.backward`` (``SoftmaxBackward.forward``)."""
+    y, = ctx.saved_tensors
+    return backends.current.softmax_backward(y._data, grad, ctx.dim), None
+
+
+@_register(softmax.LogSoftmax)
+def log_softmax_backward(ctx, grad):
+    """Replaces ``LogSoftmax.backward`` (``LogSoftmaxBackward.forward``)."""
+    y, = ctx.saved_tensors
+    return backends.current.log_softmax_backward(y._data, grad, ctx.dim), None
+
+
+@_register(_linear.Linear)
+def linear_backward(ctx, grad):
+    """Replaces ``Linear.backward``: grad @ W, grad^T @ x (rows merged), and the bias's
+    gradient summed over the rows in one numpy call, as the engine's sum would."""
+    x, weight = ctx.saved_tensors
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    mm = backends.current.matmul
+    g2 = _linear._matrix(grad)
+    gx = gw = gb = None
+    if need_x:
+        gx = mm(g2, weight._data).reshape(x._data.shape)
+    if need_w:
+        gw = mm(g2.T, _linear._matrix(x._data))
+    if need_b:
+        gb = grad
+        if ctx.bias_shape == (weight._data.shape[0],) and grad.ndim == 2 \
+                and grad.__class__ is np.ndarray:
+            gb = grad.sum(axis=0)  # what the engine's sum over dim 0 computes
+    return gx, gw, gb

@@ -1,0 +1,66 @@
+"""What kind of computation each recorded op is: the one table both graph consumers read.
+
+``learntorch.onnx`` needs it to say what it cannot export; a compiler needs it to
+decide what may be fused: a chain of *elementwise* ops (each output element
+depends only on the elements at the same position of its broadcast inputs) can
+become one loop, while a *reduction*, a *matmul* or a *conv* ends such a chain.
+
+The table is keyed by the name of the ``Function`` class that ``Function.apply``
+ran -- the same name ``grad_fn`` shows, minus ``Backward0`` -- and a class not
+in it inherits the kind of its nearest listed base (``Mm`` is a ``Matmul``).
+``tests/deploy/test_fx_capture.py`` checks that every name here is still a
+Function of the engine, so a rename there cannot silently turn an op into
+``"other"``.
+"""
+
+ELEMENTWISE = "elementwise"      # out[i] = f(a[i], b[i], ...) after broadcasting
+REDUCTION = "reduction"          # combines elements along dims into fewer (sum, mean, amax, var)
+NORMALIZATION = "normalization"  # reduces along dims, then maps every element with the result
+MATMUL = "matmul"                # products of matrices: matmul, linear, einsum
+CONV = "conv"                    # sliding-window products
+POOL = "pool"                    # sliding-window max / mean
+VIEW = "view"                    # the same elements seen in another shape: no arithmetic
+COPY = "copy"                    # the same values, new memory (contiguous, clone, to a device)
+MOVEMENT = "movement"            # elements rearranged or repeated (cat, flip, pad)
+INDEXING = "indexing"            # elements picked or written by index (gather, scatter)
+SORT = "sort"
+SCAN = "scan"                    # running totals (cumsum)
+LOSS = "loss"
+OTHER = "other"
+
+KINDS = {
+    ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder
+        Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
+        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp LeakyRelu
+        _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill
+        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward""",
+    REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
+        Logsumexp Norm SumToSize""",
+    NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
+    MATMUL: "Matmul Dot Linear Einsum",
+    CONV: "Convolution",
+    POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
+    VIEW: "View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow SliceView",
+    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy",
+    MOVEMENT: "Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im",
+    INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
+        Embedding EmbeddingDenseBackward""",
+    SORT: "_SelectAlongDim",
+    SCAN: "Cumsum",
+    LOSS: """_PointwiseLoss NllLoss CrossEntropy BinaryCrossEntropy
+        BinaryCrossEntropyWithLogits""",
+}
+_KIND_OF = {name: kind for kind, names in KINDS.items() for name in names.split()}
+
+
+def kind_of(function):
+    """The kind of a Function class (or of its nearest listed base); ``"other"`` if none.
+
+    Only the engine's own classes are looked up: a learner's ``Function`` called
+    ``Relu`` may compute anything, so it is ``"other"`` until it says otherwise.
+    """
+    for klass in getattr(function, "__mro__", ()):
+        kind = _KIND_OF.get(klass.__name__)
+        if kind is not None and klass.__module__.startswith("learntorch."):
+            return kind
+    return OTHER
