@@ -399,6 +399,8 @@ with exercise("03.1"):
                 name="MyLinear(4, 3)'s sub-modules (build it from nn.Parameter, not from nn.Linear)")
     check_equal([(name, tuple(p.shape)) for name, p in mine.named_parameters()],
                 [("weight", (3, 4)), ("bias", (3,))], name="MyLinear(4, 3): named parameters")
+    check_equal([p.dtype for p in mine.parameters()], [torch.float32] * 2,
+                name="MyLinear(4, 3): dtypes of the parameters (float32, as nn.Linear's)")
 
     # the same numbers in both layers: outputs and gradients must then agree
     reference = nn.Linear(4, 3)
@@ -454,7 +456,6 @@ with exercise("03.1"):
 
 ch.hidden_check("03.1", r"""
 with exercise("03.1"):
-    check_equal(MyLinear(5, 2).weight.dtype, torch.float32, name="MyLinear(5, 2).weight.dtype")
     for n_in, n_out in [(1, 1), (7, 2)]:
         mine, reference = MyLinear(n_in, n_out), nn.Linear(n_in, n_out)
         mine.load_state_dict(reference.state_dict())

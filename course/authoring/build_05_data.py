@@ -529,6 +529,7 @@ with exercise("05.2"):
         result = shift(image)
         check_equal(isinstance(result, torch.Tensor), True, name=f"RandomShift(1) call {call} returns a tensor")
         check_shape(result, (1, 8, 8), name=f"RandomShift(1) call {call}")
+        check_equal(result.dtype, image.dtype, name=f"RandomShift(1) call {call}: dtype (the input's)")
         check_equal(image, untouched, name=f"the input image after call {call} (a transform must not change its input)")
         moved = find_shift(image, result)
         check_equal(moved is not None and max(abs(moved[0]), abs(moved[1])) <= 1, True,
