@@ -1,7 +1,7 @@
 # learntorch: the README's two commands and the steps they share.
 #
-#   make lab     install everything, then open the course (chapters/) in JupyterLab
-#   make test    install everything, then run every test
+#   make lab     install what a learner needs, then open the course (chapters/) in JupyterLab
+#   make test    install everything (the test machinery too), then run every test
 #
 # Both can be repeated: once installed, nothing is installed again until
 # pyproject.toml changes, so the second run starts at once.  `make help` lists
@@ -14,18 +14,23 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= jupyter,dev,oracle,cuda,deploy,distributed
-# Written after a successful install; it is newer than pyproject.toml exactly when
+# Two installs (pyproject.toml's extras): a learner's, and the tests' (a superset of it).
+LAB_EXTRAS ?= lab
+TEST_EXTRAS ?= test
+# Written after a successful install; a stamp is newer than pyproject.toml exactly when
 # there is nothing left to install.  Its name lists the top-level packages, because
 # an editable install only knows the packages that existed when it ran: a new one
-# (widgets/, course/) changes the name and so triggers one re-install.
+# (widgets/, course/) changes the name and so triggers one re-install.  The tests'
+# install renews the learner's stamp too: it installed all of that.
 TOP_PACKAGES := $(sort $(patsubst %/__init__.py,%,$(wildcard */__init__.py)))
 empty :=
 space := $(empty) $(empty)
-STAMP := $(VENV)/.installed-$(subst $(space),+,$(TOP_PACKAGES))
-# PyTorch is only the test oracle, pinned in the `oracle` extra.  On Linux, PyPI's
-# torch wheel is the multi-GB CUDA build; to take the ~200 MB CPU build instead,
-# point pip at PyTorch's CPU wheel index, for example:
+PACKAGES_TAG := $(subst $(space),+,$(TOP_PACKAGES))
+LAB_STAMP := $(VENV)/.installed-lab-$(PACKAGES_TAG)
+TEST_STAMP := $(VENV)/.installed-test-$(PACKAGES_TAG)
+# PyTorch is only the test oracle (the `oracle` extra, pinned to 2.13.0), and `make lab`
+# never installs it.  Which build pip takes is the package index's choice: on Linux,
+# PyPI's is the multi-GB CUDA build; PyTorch's CPU index gives the ~200 MB CPU build:
 #   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 PIP_INDEX_ARGS := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
@@ -67,12 +72,13 @@ LAB_ARGS ?=
 # Jupyter refuses to run as root unless told that it is meant.
 LAB_ROOT_ARG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help system-deps venv lab test check bench api-table clean distclean
+.PHONY: help system-deps venv venv-lab lab test check bench api-table clean distclean
 
 help:
-	@echo "make lab          install everything, open the course (chapters/) in JupyterLab"
-	@echo "make test         install everything, run every test"
-	@echo "make venv         create $(VENV) and install learntorch with its extras ($(EXTRAS))"
+	@echo "make lab          install what a learner needs ($(LAB_EXTRAS)), open the course (chapters/) in JupyterLab"
+	@echo "make test         install everything ($(TEST_EXTRAS)), run every test"
+	@echo "make venv-lab     create $(VENV) with learntorch and its extras for learners ($(LAB_EXTRAS))"
+	@echo "make venv         create $(VENV) with learntorch and every extra ($(TEST_EXTRAS))"
 	@echo "make system-deps  install the Debian/Ubuntu packages: $(strip $(APT_PACKAGES))"
 	@echo "make check        run the tests only, installing nothing (PYTEST_ARGS=tests/ops)"
 	@echo "make bench        run the benchmarks, write BENCHMARKS.md (BENCH_ARGS='$(BENCH_ARGS)')"
@@ -85,9 +91,12 @@ help:
 system-deps:
 	@bash scripts/system_deps.sh $(APT_PACKAGES)
 
-venv: $(STAMP)
+venv-lab: $(LAB_STAMP)
 
-$(STAMP): pyproject.toml | system-deps
+venv: $(TEST_STAMP)
+
+# the virtual environment itself, with a Python that is new enough
+define make_venv
 	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11))" 2>/dev/null || { \
 	  echo "learntorch needs Python >= 3.11, and '$(PYTHON)' is $$($(PYTHON) --version 2>&1)." >&2; \
 	  echo "  Install a newer Python and run: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; exit 1; }
@@ -98,10 +107,19 @@ $(STAMP): pyproject.toml | system-deps
 	    exit 1; }; \
 	fi
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(PIP_INDEX_ARGS) -e ".[$(EXTRAS)]"
-	@rm -f $(VENV)/.installed-* && touch $@
+endef
 
-lab: venv
+$(LAB_STAMP): pyproject.toml | system-deps
+	$(make_venv)
+	$(PY) -m pip install --quiet -e ".[$(LAB_EXTRAS)]"
+	@rm -f $(VENV)/.installed-lab-* && touch $@
+
+$(TEST_STAMP): pyproject.toml | system-deps
+	$(make_venv)
+	$(PY) -m pip install --quiet $(PIP_INDEX_ARGS) -e ".[$(TEST_EXTRAS)]"
+	@rm -f $(VENV)/.installed-* && touch $@ $(LAB_STAMP)
+
+lab: venv-lab
 	$(VENV)/bin/jupyter lab --ip=$(LAB_IP) --port=$(LAB_PORT) $(LAB_ROOT_ARG) $(LAB_ARGS) chapters/
 
 test: venv

@@ -2,6 +2,10 @@
 the learner release of the instructor sources, and grading with nbval.
 
 - ``course.checks``    the helpers check cells call (specific feedback; metadata format)
+- ``course.observe``   what "how" checks observe: names the code uses, calls, messages
+- ``course.cells``     running a notebook's cells in this process, as a kernel would
+- ``course.variants``  learner variants of each exercise, tried against its visible checks
+- ``course.plain_pytorch`` a chapter's plain-PyTorch cells run on PyTorch, output compared
 - ``course.notebook``  reading chapter sources and their exercise marks
 - ``course.release``   learner copies: solutions stubbed, hidden checks removed
 - ``course.grade``     grading submissions with nbval, per exercise

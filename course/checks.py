@@ -17,6 +17,21 @@ what to fix without reading the check.  When everything matches it prints one li
                              (("not a tensor",), TypeError)],   # must raise TypeError
                    name="my_relu", exercise="02.2")
 
+**How, not only what.**  When the text sets a rule about *how* (use plain arithmetic,
+not autograd; do not call ``F.cross_entropy``; the error message names both shapes),
+the check enforces it with the three "how" checks below, and its feedback says it
+read the learner's code or watched the calls::
+
+    check_not_used(df_dx, ["backward", "grad", "autograd"], rule="plain arithmetic, not autograd")
+    loss = check_not_called(stable_cross_entropy, (logits, target), ["F.cross_entropy"],
+                            rule="build it from max, exp, sum, log and indexing")
+    check_error_mentions(sum_to_shape, (torch.ones(2, 3), (4,)), raises=RuntimeError,
+                         mentions={"the gradient's shape": (2, 3), "the shape asked for": (4,)})
+
+Like every check, they turn what they saw into plain data (``course.observe`` makes
+the observations: the names the code refers to, the calls it made, what a message
+leaves out) and compare that with ``check_equal``.
+
 Every check takes ``exercise=`` too (it then prints the ✓ line itself), so a check
 cell with a single check needs no ``with`` block.  Values may be learntorch tensors,
 torch tensors (or anything with ``detach()`` and ``numpy()``), numpy arrays, Python
@@ -46,8 +61,11 @@ import functools
 
 import numpy as np
 
+from . import observe
+
 __all__ = ["ExerciseCheckFailed", "exercise", "check_close", "check_equal", "check_shape",
-           "check_raises", "check_function"]
+           "check_raises", "check_function", "check_not_used", "check_not_called",
+           "check_error_mentions", "check_saved_for_backward"]
 
 
 class ExerciseCheckFailed(AssertionError):
@@ -341,3 +359,110 @@ def check_function(fn, cases, *, name=None, atol=1e-6, rtol=1e-5):
             check_close(result, expected, name=name, inputs=shown, atol=atol, rtol=rtol)
         else:
             check_equal(result, expected, name=name, inputs=shown)
+
+
+# --- "how" checks: rules about how the code does its job ---------------------------------
+
+def _label(code):
+    return getattr(code, "__qualname__", None) or getattr(code, "__name__", None) or "the code"
+
+
+def _listed(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+@_reports
+def check_not_used(code, forbidden, *, rule, name=None):
+    """The code of ``code`` (a function, or a class: every method it defines) refers to
+    none of ``forbidden`` -- read from its compiled code, without running it.
+
+    ``forbidden`` lists names as the learner would write them: ``"logsumexp"`` (any
+    function, method or attribute of that name), ``"F.cross_entropy"`` (also when reached
+    under another name), ``"torch"`` (a module: any use of it).  ``rule`` is the exercise's
+    rule in words; the feedback quotes it, with each use and its line in the cell.
+    See ``course.observe.uses``.
+    """
+    label = name or _label(code)
+    found = observe.uses(code, forbidden)
+    nothing = "nothing the exercise rules out"
+    what = f"{label} uses {_listed(found)}" if found else label
+    check_equal(", ".join(found) or nothing, nothing,
+                name=f"{what}, which the exercise rules out: {rule} (the check reads the code "
+                     f"of {label})")
+
+
+@_reports
+def check_not_called(fn, inputs, forbidden, *, rule, name=None):
+    """Calling ``fn`` with ``inputs`` calls none of the functions ``forbidden`` names
+    (dotted names looked up in ``fn``'s globals: ``"F.log_softmax"``,
+    ``"torch.Tensor.logsumexp"``); returns what ``fn`` returned, for further checks.
+
+    The functions are watched while ``fn`` runs (``course.observe.spying``), so a call
+    from a helper of the learner's counts too.  A function bound to another name *before*
+    the call escapes the watch (``ce = F.cross_entropy`` in an earlier cell, and library
+    code that imported it by name: watch ``"torch.nn.CrossEntropyLoss.forward"`` as well):
+    pair this check with ``check_not_used``, which sees the names.
+    """
+    label = name or getattr(fn, "__name__", "the function")
+    namespace = getattr(fn, "__globals__", None) or getattr(
+        getattr(fn, "__call__", None), "__globals__", {})
+    with observe.spying(forbidden, namespace) as calls:
+        result = _call(fn, inputs)
+    called = list(dict.fromkeys(calls))
+    nothing = "no call the exercise rules out"
+    what = f"{label} called {_listed(called)}" if called else label
+    check_equal(", ".join(called) or nothing, nothing, inputs=_show_call(label, inputs),
+                name=f"{what}, which the exercise rules out: {rule} (the check watched the "
+                     f"calls {label} made)")
+    return result
+
+
+@_reports
+def check_error_mentions(fn, inputs=(), *, raises, mentions, name=None):
+    """Calling ``fn`` with ``inputs`` raises ``raises`` (as ``check_raises``), and the
+    message mentions every fact of ``mentions``: a dict description -> fact, where a
+    tuple is a shape (``(2, 3)``, also written ``[2, 3]`` or ``torch.Size([2, 3])``), an
+    int a number of its own, a string a text, and a list alternatives (``[1, -1]``: a
+    dimension counted from the left or from the right).
+    """
+    label = name or getattr(fn, "__name__", "the function")
+    check_raises(fn, inputs, raises=raises, name=label)
+    try:
+        _call(fn, inputs)
+    except raises as error:
+        message = str(error)
+    missing = observe.missing_mentions(message, mentions)
+    everything = "mentions " + _listed(list(mentions))
+    check_equal("leaves out " + _listed(missing) if missing else everything, everything,
+                inputs={**_show_call(label, inputs), "its message": message},
+                name=f"the {_kind_name(raises)} message of {label}")
+
+
+def _kind_name(raises):
+    return raises.__name__ if isinstance(raises, type) else " or ".join(r.__name__ for r in raises)
+
+
+@_reports
+def check_saved_for_backward(output, *, name=None):
+    """``output`` came out of a custom ``autograd.Function`` whose forward saved what its
+    backward needs with ``ctx.save_for_backward`` -- read from the recorded graph node
+    (``output.grad_fn``, which is the ``ctx``): at least one tensor saved that way, and no
+    tensor kept as a plain attribute of ``ctx`` (``ctx.t = t`` escapes the checks that
+    ``save_for_backward`` makes: a tensor changed in place before backward, a graph freed
+    by an earlier backward).
+    """
+    label = name or "the Function's forward"
+    node = getattr(output, "grad_fn", None)
+    if node is None:
+        check_equal(describe(output), "a tensor with a grad_fn (the node of your Function)",
+                    name=f"{label}: the output is not part of a recorded graph (did forward "
+                         f"get an input that requires grad, and return a tensor?)")
+        return
+    kept = observe.tensor_attributes(node)
+    check_equal(", ".join(f"ctx.{attribute}" for attribute in kept) or "none", "none",
+                name=f"{label}: tensors kept as attributes of ctx instead of saved with "
+                     f"ctx.save_for_backward (read from the recorded node, output.grad_fn)")
+    saved = len(node.saved_tensors)
+    check_equal(saved > 0, True, inputs={"tensors saved with ctx.save_for_backward": saved},
+                name=f"{label}: saves what backward needs with ctx.save_for_backward (read "
+                     f"from the recorded node, output.grad_fn)")

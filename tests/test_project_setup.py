@@ -2,8 +2,10 @@
 
 * the engine needs numpy and numba only: pyproject says so, and no file of
   ``learntorch/`` imports anything else (read with ``ast``, not trusted);
-* PyTorch is only the test oracle, pinned exactly (a loose ``torch`` would make
-  pip fetch a multi-GB CUDA build);
+* PyTorch is only the test oracle, pinned exactly (a bare ``torch`` would take
+  whatever build the index offers);
+* a learner's install (``make lab``: the ``jupyter`` extra) has none of the test
+  machinery; the tests' install (``make test``: the ``test`` extra) has all of it;
 * ``.ci/run`` runs the README's ``make test``; the Makefile fails when pytest
   collected nothing, and says why;
 * ``scripts/system_deps.sh`` installs Debian packages the quiet, non-interactive
@@ -45,6 +47,45 @@ def test_the_torch_oracle_is_pinned_exactly_everywhere():
         r"torch==\d+\.\d+\.\d+", r.replace(" ", ""))]
     assert not loose, (f"{loose}: an unpinned torch makes pip download a multi-GB CUDA build; "
                        "pin it as torch==2.13.0")
+
+
+# what only the tests need: none of it may reach a learner's install
+TEST_MACHINERY = {"torch", "pytest", "pytest-xdist", "hypothesis", "nbval", "pytest-timeout",
+                  "playwright", "jupyter-repo2docker", "numba-cuda", "cuda-toolkit"}
+
+
+def extra_requirements(extra):
+    """What ``pip install -e '.[extra]'`` asks for: the engine's dependencies and the extra's
+    requirements, with learntorch's own extras (``learntorch[jupyter]``) expanded."""
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    found, todo = list(PYPROJECT["project"]["dependencies"]), [extra]
+    while todo:
+        for requirement in extras[todo.pop()]:
+            if requirement_name(requirement) == "learntorch":
+                todo += re.search(r"\[(.*)\]", requirement).group(1).split(",")
+            else:
+                found.append(requirement)
+    return found
+
+
+def test_a_learner_install_has_none_of_the_test_machinery():
+    learner = {requirement_name(r) for r in extra_requirements("lab")}
+    assert {"numpy", "numba", "jupyterlab", "ipywidgets", "matplotlib", "graphviz"} <= learner
+    assert not learner & TEST_MACHINERY, f"make lab would install {sorted(learner & TEST_MACHINERY)}"
+
+
+def test_the_tests_install_is_everything():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    everything = {requirement_name(r) for r in extra_requirements("test")}
+    every_extra = {requirement_name(r) for name, group in extras.items() for r in group
+                   if requirement_name(r) != "learntorch"}
+    assert TEST_MACHINERY <= everything and every_extra <= everything
+
+
+def test_make_lab_installs_the_learner_extra_and_make_test_the_test_extra():
+    lab, test = run_make("-s", "-n", "lab").stdout, run_make("-s", "-n", "test").stdout
+    assert '-e ".[lab]"' in lab and '".[test]"' not in lab
+    assert '-e ".[test]"' in test
 
 
 def imported_modules(path):

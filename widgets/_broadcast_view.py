@@ -52,6 +52,16 @@ def _as_input(value, scale, torch):
     return (torch.arange(1, count + 1, dtype=torch.float32) * scale).reshape(shape).requires_grad_(True)
 
 
+def _grad_text(grad):
+    """The upstream gradient in a few words: "1, 2, 3, ..., 12" when it counts up (the default)."""
+    flat = grad.reshape(-1)
+    if flat.size > 3 and np.array_equal(flat, np.arange(1, flat.size + 1)):
+        return f"1, 2, 3, ..., {flat.size} (the default), in the result's shape {tuple(grad.shape)}"
+    if flat.size > 0 and np.all(flat == flat[0]):
+        return f"all {svg.number(flat[0].item())}"
+    return np.array2string(grad, precision=4, threshold=24, separator=", ").replace("\n", "")
+
+
 def _index_text(index):
     """``[1, 0]`` for an index, nothing for the one element of a 0-d tensor."""
     return "[" + ", ".join(str(i) for i in index) + "]" if index else ""
@@ -207,6 +217,9 @@ class BroadcastView(Widget):
             lines.append(self.error)
             return "\n".join(lines)
         lines.append(f"result: broadcast_shapes{self.shapes} = {self.result_shape}")
+        grad = self.grad.detach().numpy()
+        lines.append(f"g = ∂loss/∂out, the gradient that arrives from above (grad=): "
+                     f"{_grad_text(grad)}; g{_index_text(self.index)} = {svg.number(grad[self.index].item())}")
         ia, ib = self.source_index("a"), self.source_index("b")
         va, vb = (self.inputs[n].detach().numpy()[i].item() for n, i in (("a", ia), ("b", ib)))
         out = self.output.detach().numpy()[self.index].item()
@@ -220,6 +233,12 @@ class BroadcastView(Widget):
             local = "g" if self.op == "add" else f"(g*{NAMES[1 - NAMES.index(name)]})"
             terms = " + ".join(f"{local}{_index_text(k)}" for k in where[:6])
             numbers = " + ".join(svg.number(v) for v in values[:6])
+            if self.op == "mul":  # each term as g times the other input's element: all on screen
+                other = NAMES[1 - NAMES.index(name)]
+                read = self.inputs[other].detach().numpy()
+                numbers = " + ".join(f"{svg.number(grad[k].item())}·"
+                                     f"{svg.number(read[self.source_index(other, k)].item())}"
+                                     for k in where[:6])
             more = " + ..." if len(where) > 6 else ""
             total = svg.number(self.grads[name][idx].item())
             sums = f"{terms}{more} = {numbers}{more} = {total}" if len(where) > 1 else f"{terms} = {total}"
@@ -313,7 +332,10 @@ class BroadcastView(Widget):
         values = {n: self.inputs[n].detach().numpy() for n in NAMES}
         panels = [("a", values["a"], ia, input_fill("a", ia), marks(ia)),
                   ("b", values["b"], ib, input_fill("b", ib), marks(ib)),
-                  (f"out = a {sym} b", self.output.detach().numpy(), self.index, out_fill, out_outline)]
+                  (f"out = a {sym} b", self.output.detach().numpy(), self.index, out_fill, out_outline),
+                  # the gradient backward starts from: every sum below is made of these numbers
+                  ("g = ∂loss/∂out", self.grad.detach().numpy(), self.index, lambda idx: "white",
+                   marks(self.index))]
         for title, array, index, fill, outline in panels:
             elements, w, h = self._grid(x, y, title, array, index, fill, outline)
             body += elements

@@ -3,7 +3,7 @@
 Public in the package (``widgets.graph`` and ``widgets.backprop_stepper`` use them)::
 
     build_graph(tensor, params=None, *, model=None, collapse_modules=False,
-                show_data=True, show_grad=True, show_saved=True, max_values=12) -> Graph
+                show_data=True, show_grad=True, show_saved=True, max_values=6) -> Graph
     build_dot(tensor, params=None, highlight=(), styles=None, **options) -> str
     Graph.to_dot(highlight=(), styles=None) -> str
 
@@ -14,14 +14,21 @@ What is drawn (torchviz's picture in micrograd's style, left to right):
   order backward runs them); labelled with torch's name shortened
   (``MulBackward0`` -> ``Mul``), ``AccumulateGrad`` kept as it is;
 * one **value node** per leaf behind an ``AccumulateGrad`` node ``n<i>``, id ``v<i>``:
-  a record ``{ name (shape) | data ... | grad ... }``;
+  a record of three cells stacked up and down, ``name (shape) / data ... / grad ...``
+  (stacked, not side by side: a graph is as wide as its longest chain of nodes, so narrow
+  nodes keep it readable at a notebook's width).  A tensor of up to ``max_values`` (6)
+  elements shows them; a larger one its dtype, min, mean and max;
 * the **output** value, id ``out`` (or the leaf node itself when the tensor is a leaf);
 * one value node per **tensor saved for backward** that is not already drawn,
   ids ``s0, s1, ...`` in walk order, with a dashed edge to each node that saved it
-  and a dotted edge from the op that produced it.  A leaf or the output that is
+  (written from that op and drawn pointing back at it, so the saved tensor sits after
+  the op that keeps it instead of taking a column of its own) and a dotted edge from the
+  op that produced it.  A leaf or the output that is
   saved gets a dashed orange border instead of a node of its own;
-* edges point the way the forward pass went (input -> op), labelled with the
-  shape of the tensor that flows along them.
+* an op node shows, under its name, the shape of what it computed: the shape that flows
+  along its edges (the edges themselves carry no label, which would widen every column);
+* edges point the way the forward pass went (input -> op);
+* a legend in one row, of the kinds of node the picture has.
 
 Ids depend only on the graph's structure, never on memory addresses, so the
 same computation gives the same DOT text in every process.
@@ -46,8 +53,13 @@ COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "palegreen", "op": 
            "module": "lightyellow"}
 HIGHLIGHT = {"color": "red", "penwidth": "3"}
 DIRECTIONS = {"LR": "left to right", "TB": "top to bottom"}
-LEGEND = [("leaf", "leaf that requires grad"), ("saved", "saved for backward (dashed)"),
+LEGEND = [("leaf", "leaf (requires grad)"), ("saved", "saved for backward"),
           ("output", "output"), ("op", "op (backward node)"), ("module", "module (collapsed)")]
+# tensors with at most this many elements show their values in a record, larger ones a summary
+MAX_VALUES = 6
+# node text in points (Graphviz's unit): 10 pt is 13.3 CSS px, still 10 px in a picture that a
+# narrow output area shrinks to 3/4 of its size
+NODE_FONT_PT = "10"
 
 
 class Node:
@@ -74,9 +86,9 @@ class Node:
 class Edge:
     """An arrow; ``kind`` says what it means.
 
-    data: the forward flow (input -> op); saved: a saved tensor -> the op that saved it;
-    saved_output: an op -> its own output that it saved (drawn pointing back at the op);
-    made: the op that produced a saved tensor -> that tensor (dotted).
+    data: the forward flow (input -> op); saved: a leaf or the output -> an op that saved
+    it; kept: an op -> a tensor it saved, drawn as a node of its own (the arrow pointing back
+    at the op); made: the op that produced a saved tensor -> that tensor (dotted).
     """
 
     __slots__ = ("src", "dst", "label", "kind")
@@ -120,11 +132,18 @@ class Graph:
             highlight = (highlight,)
         marked = {self.node_id(k) for k in highlight} - {None}
         lines = ["digraph learntorch_graph {",
-                 _attrs_line("graph", rankdir=direction, fontname="Helvetica", fontsize="12",
-                             label=self.message, labelloc="b"),
-                 _attrs_line("node", fontname="Helvetica", fontsize="11"),
+                 # columns and rows close together: a graph a notebook shows at its own size
+                 _attrs_line("graph", rankdir=direction, fontname="Helvetica", fontsize="11",
+                             ranksep="0.2", nodesep="0.15"),
+                 _attrs_line("node", fontname="Helvetica", fontsize=NODE_FONT_PT,
+                             margin="0.06,0.03"),
                  _attrs_line("edge", fontname="Helvetica", fontsize="9")]
-        lines += _legend_lines(self.legend_kinds)
+        present = {node.kind for node in self.nodes} | {"saved" for n in self.nodes if n.saved}
+        lines += _legend_lines([k for k in self.legend_kinds if k in present], direction)
+        # the message under the graph, set after the legend: a subgraph takes the graph
+        # attributes set before it, and the legend's box must not repeat the message
+        if self.message:
+            lines.append(_attrs_line("graph", label=self.message, labelloc="b"))
         for node in self.nodes:
             attrs = _node_style(node, direction)
             if node.id in marked:
@@ -147,14 +166,15 @@ def build_dot(tensor, params=None, highlight=(), styles=None, **options):
 
     >>> import learntorch as torch
     >>> x = torch.tensor([1., 2.], requires_grad=True)
-    >>> print(build_dot((x * x).sum(), params={"x": x}).count(" -> "))
-    6
+    >>> dot = build_dot((x * x).sum(), params={"x": x})
+    >>> "v2 -> n2;" in dot, 'rankdir="LR"' in dot     # the leaf x feeds its AccumulateGrad
+    (True, True)
     """
     return build_graph(tensor, params, **options).to_dot(highlight, styles)
 
 
 def build_graph(tensor, params=None, *, model=None, collapse_modules=False, show_data=True,
-                show_grad=True, show_saved=True, max_values=12):
+                show_grad=True, show_saved=True, max_values=MAX_VALUES):
     """The picture model of the graph behind ``tensor``.
 
     ``params`` labels tensors: a dict name -> tensor (``dict(model.named_parameters())``,
@@ -216,8 +236,9 @@ class _Builder:
         for info in infos:  # edges after all nodes: inputs point at later walk ids
             for k, (src, _) in enumerate(info.inputs):
                 if src is not None:
-                    label = "" if infos[src].is_leaf else shape_text(info.input_shapes[k])
-                    self.edges.append(Edge(f"n{src}", f"n{info.id}", label))
+                    # unlabelled: the op a data edge leaves says the shape it carries (a label
+                    # on every edge would widen each column it crosses)
+                    self.edges.append(Edge(f"n{src}", f"n{info.id}"))
         if self.show_saved:
             self._saved_tensors()
         kinds = ["leaf", "saved", "output", "op"]
@@ -228,8 +249,12 @@ class _Builder:
         shapes = ", ".join(shape_text(s) for s in info.output_shapes if s is not None)
         tooltip = f"{info.name}, walk id {info.id}, output {shapes}"
         self.position[f"n{info.id}"] = len(self.nodes)
-        self.nodes.append(Node(f"n{info.id}", "op", [_short_op_name(info.name)], tooltip,
-                               walk_ids=[info.id]))
+        # the shape it computed under the name: what flows out along its edges (an AccumulateGrad
+        # only stores a gradient, its leaf's record says the shape; a 0-d result needs no line)
+        fields = [_short_op_name(info.name)]
+        if not info.is_leaf and any(s not in (None, ()) for s in info.output_shapes):
+            fields.append(shapes)
+        self.nodes.append(Node(f"n{info.id}", "op", fields, tooltip, walk_ids=[info.id]))
 
     def _value(self, node_id, kind, t, name):
         tooltip = f"{name} {shape_text(tuple(t.shape))}"
@@ -247,18 +272,20 @@ class _Builder:
                     node_id = f"s{count}"
                     count += 1
                     maker = made_by.get(id(t.grad_fn)) if t.grad_fn is not None else None
-                    default = ("saved: output of " + self.by_id(maker).fields[0]
+                    default = ("saved output\nof " + self.by_id(maker).fields[0]
                                if maker else "saved")
                     self._value(node_id, "saved", t, self.names.get(id(t), default))
                     if maker and maker != f"n{info.id}":  # dotted: where the value came from
                         self.edges.append(Edge(maker, node_id, kind="made"))
                 elif self.by_id(node_id).kind != "saved":
                     self.by_id(node_id).saved = True
-                if t.grad_fn is info.node:
-                    # an op that saved its own output (Exp, Relu): one arrow drawn backwards,
-                    # so the layout keeps the value after the op that made it
-                    self.edges.append(Edge(f"n{info.id}", node_id, kind="saved_output"))
-                else:
+                if node_id.startswith("s"):
+                    # a saved tensor drawn on its own: one arrow drawn backwards, so that the
+                    # layout puts it after the op that keeps it (for an op that saved its own
+                    # output, such as Exp, that is where it belongs anyway), not in a column
+                    # of its own before the op
+                    self.edges.append(Edge(f"n{info.id}", node_id, kind="kept"))
+                else:  # a leaf or the output, drawn already: the arrow goes the forward way
                     self.edges.append(Edge(node_id, f"n{info.id}", kind="saved"))
 
     def by_id(self, node_id):
@@ -288,12 +315,12 @@ class _ValueText:
         return _summary_text(a, str(t.dtype).rsplit(".", 1)[-1])
 
 
-def _number(v):
+def _number(v, digits=4):
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
     if isinstance(v, (int, np.integer)):
         return str(int(v))
-    return f"{float(v):.4g}"  # 4 significant digits: enough to compare, short enough to read
+    return f"{float(v):.{digits}g}"  # 4 significant digits: enough to compare, short enough to read
 
 
 def _array_text(a):
@@ -308,8 +335,9 @@ def _summary_text(a, dtype):
     if a.size == 0:
         return f"{dtype}, empty"
     f = a.astype(np.float64)
-    return (f"{dtype}\nmin {_number(f.min())}\nmean {_number(f.mean())}\n"
-            f"max {_number(f.max())}")
+    # 3 significant digits: a summary says how big, and stays narrow
+    return (f"{dtype}\nmin {_number(f.min(), 3)}\nmean {_number(f.mean(), 3)}\n"
+            f"max {_number(f.max(), 3)}")
 
 
 def shape_text(shape):
@@ -380,7 +408,7 @@ def _collapse(graph, infos, names, depth, kinds):
     for e in graph.edges:
         if e.kind == "saved":
             readers.setdefault(e.src, set()).add(box_of.get(e.dst, e.dst))
-        elif e.kind == "saved_output":
+        elif e.kind == "kept":
             readers.setdefault(e.dst, set()).add(box_of.get(e.src, e.src))
     for node in graph.nodes:
         if node.kind == "saved" and len(readers.get(node.id, ())) == 1:
@@ -448,7 +476,7 @@ def _module_box(box_id, module, infos, member, names, kinds):
 
 def _node_style(node, direction="LR"):
     label = (_record_label(node.fields, direction) if node.kind != "op"
-             else _plain_escape(node.fields[0]))
+             else _plain_escape("\n".join(node.fields)))
     style = {"label": label, "tooltip": _plain_escape(node.tooltip),
              "fillcolor": COLOURS[node.kind]}
     if node.kind == "op":
@@ -464,34 +492,42 @@ def _node_style(node, direction="LR"):
 
 def _edge_style(edge):
     if edge.kind == "saved":
+        # a saved tensor sits after the op that made it; the op that saved it need not wait
+        # one more column for it (the picture stays as narrow as the chain of ops)
         return {"style": "dashed", "color": "darkorange"}
-    if edge.kind == "saved_output":
+    if edge.kind == "kept":
         return {"style": "dashed", "color": "darkorange", "dir": "back"}
     if edge.kind == "made":
         return {"style": "dotted", "color": "dimgray", "arrowhead": "none"}
     return {"label": edge.label} if edge.label else {}
 
 
-def _legend_lines(kinds):
+def _legend_lines(kinds, direction="LR"):
+    """A small legend in one row: side by side in the same rank top to bottom; left to
+    right, consecutive ranks held together by invisible edges."""
     if not kinds:
         return []
     lines = ["  subgraph cluster_legend {",
-             _attrs_line("graph", label="legend", fontsize="10", color="gray70"),
-             "    { rank=same; " + " ".join(f"legend_{k};" for k in kinds) + " }"]
+             _attrs_line("graph", color="gray80", margin="4")]
+    if direction == "TB":
+        lines.append("    { rank=same; " + " ".join(f"legend_{k};" for k in kinds) + " }")
     descriptions = dict(LEGEND)
     for k in kinds:
         style = "rounded,filled" if k == "op" else ("filled,dashed" if k == "saved" else "filled")
         lines.append("  " + _attrs_line(f"legend_{k}", label=descriptions[k], shape="box",
-                                        style=style, fillcolor=COLOURS[k], fontsize="9"))
+                                        style=style, fillcolor=COLOURS[k], fontsize="9",
+                                        height="0.25", margin="0.05,0.02"))
+    if direction == "LR":
+        lines += [f"    legend_{a} -> legend_{b} [style=\"invis\"];" for a, b in zip(kinds, kinds[1:])]
     lines.append("  }")
     return lines
 
 
 def _record_label(fields, direction="LR"):
-    # a record's cells run across the rank direction: left to right, they would stack
-    # up and down unless wrapped in { }; top to bottom, they already run across
+    # the cells stack up and down: across the rank direction, which a record's cells take
+    # by themselves top to bottom and only when wrapped in { } left to right
     cells = " | ".join(_record_escape(f) for f in fields)
-    return "{" + cells + "}" if direction == "LR" else cells
+    return cells if direction == "LR" else "{" + cells + "}"
 
 
 def _record_escape(text):

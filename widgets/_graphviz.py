@@ -79,10 +79,10 @@ def _render_cached(dot, programs, timeout):
 
 # Left to right is the picture learners know (micrograd's, torchviz's), but a graph of a
 # few layers is soon wider than the output area and shrinks to fit it.  An output area
-# in a 1400 px wide window is about 1200 px: a picture up to 1600 px wide shrinks to no
-# less than 3/4 of its size there and stays readable; a wider one is drawn top to bottom
-# when that is narrower.
-LEFT_TO_RIGHT_MAX_PX = 1600
+# in a 1400 px wide window is about 1200 px: a picture up to 1100 px wide shows there at
+# its own size (node text 10 pt, 13 px); a wider one is drawn top to bottom when that is
+# narrower.
+LEFT_TO_RIGHT_MAX_PX = 1100
 
 
 def fitting_direction(dot_for, timeout=10.0):
@@ -129,7 +129,13 @@ class ParsedGraph:
 def parse_dot(dot):
     """Read one-statement-per-line DOT (what ``widgets._dot`` writes) into a ParsedGraph."""
     graph = ParsedGraph()
+    depth = 0  # inside how many subgraphs (the legend's cluster) the line is
     for line in dot.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("subgraph"):
+            depth += 1
+        elif stripped == "}" and depth:
+            depth -= 1
         edge = _EDGE.match(line)
         if edge:
             attrs = _parse_attrs(edge.group(3) or "")
@@ -141,8 +147,8 @@ def parse_dot(dot):
             continue
         name, attrs = node.group(1), _parse_attrs(node.group(2))
         if name == "graph":
-            if graph.label is None:  # the first graph line is the top level's, not the legend's
-                graph.label = _label_lines(attrs.get("label", ""))[0]
+            if depth == 0 and "label" in attrs:  # the top level's message, not the legend's
+                graph.label = _label_lines(attrs["label"])[0]
         elif name in ("node", "edge"):
             continue
         elif name.startswith("legend_"):

@@ -114,9 +114,13 @@ def record_step(step, node_ids, names, leaves, previous_leaf_grads):
     node_id = node_ids[id(step.node)]
     grad_outputs = tuple(to_numpy(g) for g in step.grad_outputs)
     sent = []
-    # pair each gradient sent on with its argument position (sent holds the very same objects)
+    # pair each gradient sent on with its argument position: ``sent`` holds the very objects of
+    # ``reduced``, in argument order, so the search goes on from the last position matched (one
+    # object may be sent twice: add's backward sends g itself to both of its inputs)
+    position = -1
     for receiver, _, gradient in step.sent:
-        position = next(i for i, r in enumerate(step.reduced) if r is gradient)
+        position = next(i for i in range(position + 1, len(step.reduced))
+                        if step.reduced[i] is gradient)
         receiver_id = node_ids[id(receiver)]
         sent.append(SentGradient(position, receiver_id, names[receiver_id],
                                  to_numpy(step.grad_inputs[position]), to_numpy(gradient)))

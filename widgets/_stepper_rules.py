@@ -14,6 +14,7 @@ position the engine reports its gradients in.  Positions that are not tensors
 (``alpha``, ``dim``, an exponent given as a number) simply never receive a
 gradient.  A node missing here is shown with "see the node's backward".
 """
+import re
 
 
 class Rule:
@@ -37,9 +38,26 @@ class Rule:
         return f"Rule({self.forward!r})"
 
 
-def _elementwise(forward, derivative):
-    """A one-input elementwise node: ``out = f(x)`` sends ``g · f'(x)``."""
-    return Rule(forward, {0: ("x", f"∂out/∂x = {derivative}", f"g · {derivative}")})
+def _times_g(derivative):
+    """``g`` times a derivative, written so that it reads right: the derivative in brackets
+    when it is a sum or a quotient (``g · (1 − tanh²x)``, never ``g · 1 − tanh²x``).
+
+    >>> _times_g("eˣ"), _times_g("1 − tanh²x"), _times_g("σ(x)·(1 − σ(x))"), _times_g("1")
+    ('g · eˣ', 'g · (1 − tanh²x)', 'g · σ(x)·(1 − σ(x))', 'g')
+    """
+    if derivative == "1":
+        return "g"
+    top_level, inner = derivative, None
+    while inner != top_level:  # drop bracketed groups, innermost first: what is left is top level
+        inner, top_level = top_level, re.sub(r"\([^()]*\)", "", top_level)
+    if any(op in top_level for op in (" + ", " − ", "/")) or derivative.startswith("−"):
+        return f"g · ({derivative})"
+    return f"g · {derivative}"
+
+
+def _elementwise(forward, derivative, sent=None):
+    """A one-input elementwise node: ``out = f(x)`` sends ``g · f'(x)`` (or ``sent``)."""
+    return Rule(forward, {0: ("x", f"∂out/∂x = {derivative}", sent or _times_g(derivative))})
 
 
 def _shape_only(forward, sent):
@@ -53,19 +71,20 @@ def _reduction(forward, local, sent):
 
 _RULES = {
     # arithmetic ------------------------------------------------------------
-    "AddBackward0": Rule("out = a + α·b", {
+    # torch.add(a, b, alpha=2) computes a + 2·b; a + b is alpha = 1
+    "AddBackward0": Rule("out = a + alpha·b (alpha: torch.add's multiplier, 1 for a + b)", {
         0: ("a", "∂out/∂a = 1", "g"),
-        1: ("b", "∂out/∂b = α (1 for a + b)", "α · g")}),
-    "SubBackward0": Rule("out = a − α·b", {
+        1: ("b", "∂out/∂b = alpha (1 for a + b)", "alpha · g (g for a + b)")}),
+    "SubBackward0": Rule("out = a − alpha·b (alpha: torch.sub's multiplier, 1 for a − b)", {
         0: ("a", "∂out/∂a = 1", "g"),
-        1: ("b", "∂out/∂b = −α (−1 for a − b)", "−α · g")}),
+        1: ("b", "∂out/∂b = −alpha (−1 for a − b)", "−alpha · g (−g for a − b)")}),
     "MulBackward0": Rule("out = a · b", {
         0: ("a", "∂out/∂a = b", "g · b"),
         1: ("b", "∂out/∂b = a", "g · a")}),
     "DivBackward0": Rule("out = a / b", {
         0: ("a", "∂out/∂a = 1/b", "g / b"),
         1: ("b", "∂out/∂b = −a/b²", "−g · a/b²")}),
-    "NegBackward0": _elementwise("out = −x", "−1"),
+    "NegBackward0": _elementwise("out = −x", "−1", "−g"),
     "PowBackward0": Rule("out = xⁿ (n a number)", {
         0: ("x", "∂out/∂x = n·xⁿ⁻¹", "g · n·xⁿ⁻¹")}),
     "PowBackward1": Rule("out = aᵇ (both tensors)", {
@@ -83,10 +102,12 @@ _RULES = {
     "CosBackward0": _elementwise("out = cos x", "−sin x"),
     "TanhBackward0": _elementwise("out = tanh x", "1 − tanh²x"),
     "SigmoidBackward0": _elementwise("out = σ(x)", "σ(x)·(1 − σ(x))"),
-    "ReluBackward0": _elementwise("out = max(x, 0)", "1 where x > 0, else 0"),
+    "ReluBackward0": _elementwise("out = max(x, 0)", "1 where x > 0, else 0",
+                                  "g where x > 0, else 0"),
     "LeakyReluBackward0": Rule("out = x if x > 0 else slope·x", {
         0: ("x", "∂out/∂x = 1 where x > 0, else slope", "g where x > 0, else slope·g")}),
-    "ClampBackward1": _elementwise("out = clamp(x, min, max)", "1 inside [min, max], else 0"),
+    "ClampBackward1": _elementwise("out = clamp(x, min, max)", "1 inside [min, max], else 0",
+                                   "g inside [min, max], else 0"),
     "CloneBackward0": _elementwise("out = a copy of x", "1"),
     # reductions: the gradient is spread back over what was reduced ---------
     "SumBackward0": _reduction("out = Σ x (all elements)", "∂out/∂xᵢ = 1 for every i",
@@ -157,7 +178,7 @@ def local_rule(name):
     """The ``Rule`` for a node name such as ``"MulBackward0"``, or None when the table has none.
 
     >>> local_rule("ReluBackward0").args[0][2]
-    'g · 1 where x > 0, else 0'
+    'g where x > 0, else 0'
     >>> local_rule("MyOwnFunctionBackward") is None
     True
     """

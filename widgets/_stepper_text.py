@@ -44,10 +44,16 @@ def shape_text(shape):
 
 
 def argument_name(name, position):
-    """The argument's name in the node's rule (``a``, ``b``, ``W``...), else ``input <position>``."""
+    """How the text names an input of a node: ``input a`` with its name in the node's rule
+    (``a``, ``b``, ``W``...), else ``input <position>``.  Always "input ...", so that it is never
+    taken for a leaf that happens to have the same name (a leaf is "leaf b").
+
+    >>> argument_name("MulBackward0", 1), argument_name("MyFunctionBackward", 0)
+    ('input b', 'input 0')
+    """
     rule = local_rule(name)
     if rule is not None and position in rule.args:
-        return rule.args[position][0]
+        return f"input {rule.args[position][0]}"
     return f"input {position}"
 
 
@@ -63,7 +69,7 @@ def receiver_text(sent, leaf_labels_by_node):
     """Where a gradient goes: the next node, or for a leaf its ``.grad``."""
     label = leaf_labels_by_node.get(sent.receiver_id)
     if label is not None:
-        return f"{label}.grad (AccumulateGrad, node {sent.receiver_id})"
+        return f"leaf {label}, into {label}.grad (AccumulateGrad, node {sent.receiver_id})"
     return f"{sent.receiver_name} (node {sent.receiver_id})"
 
 
@@ -104,18 +110,18 @@ def step_lines(record, leaf_labels, leaf_labels_by_node, uses=1):
     if rule is None:
         lines.append(("rule", f"local derivative: see the node's backward ({record.name})"))
     else:
-        lines.append(("rule", f"forward: {rule.forward}"))
+        lines.append(("rule", f"this node's forward: {rule.forward}"))
     for sent in record.sent:
         arg = argument_name(record.name, sent.position)
         formula = ""
         if rule is not None and sent.position in rule.args:
             _, local, chain = rule.args[sent.position]
             formula = f"{local}, so it gets {chain} = "
-        lines.append(("sent", f"argument {arg} -> {receiver_text(sent, leaf_labels_by_node)}: "
+        lines.append(("sent", f"{arg} -> {receiver_text(sent, leaf_labels_by_node)}: "
                               f"{formula}{format_values(sent.sent)}"))
         reason = broadcast_sentence(sent)
         if reason is not None:
-            lines.append(("broadcast", f"argument {arg}: {reason}"))
+            lines.append(("broadcast", f"{arg}: {reason}"))
     return lines
 
 

@@ -33,7 +33,7 @@ class StepperView:
             tooltip="Run the engine's next node of backward")
         self.reset_button = ipywidgets.Button(
             description="Reset", icon="undo",
-            tooltip="Put every leaf's .grad back as it was and start backward again")
+            tooltip="Back to step 0: every leaf's .grad as it was before backward (the steps stay recorded)")
         self.slider = ipywidgets.IntSlider(
             value=stepper.position, min=0, max=stepper.n_steps, description="step",
             tooltip="How many nodes of backward have run (0 = none)",

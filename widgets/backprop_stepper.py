@@ -27,15 +27,25 @@ and stops after every node so you can read what happened::
 
 **Going back.**  The engine cannot un-run a node, so ``previous()`` and the
 slider show the recorded past: every step keeps a copy of the numbers it
-produced and of every leaf's ``.grad`` after it.  The leaves' real ``.grad``
-is always where the engine got to (the furthest step reached).
+produced and of every leaf's ``.grad`` after it.  The leaves follow what is
+shown: at step 0 their ``.grad`` is what it was before the stepper was made (as
+if backward had not run), at step k what backward had left after k nodes.
+Stepping forward again replays the record, then runs the engine on from where
+it stopped.  **Reset** is ``go_to(0)``: the record stays, nothing runs twice.
 
-**Reset** puts every leaf's ``.grad`` back to what it was when the stepper was
-made (usually None) and starts the engine's backward again.  That is possible
-because the stepper runs backward with ``retain_graph=True``: the graph keeps
-what it saved for backward.  So after the stepper has run, ``loss.backward()``
-still works, and adds the gradients a second time, as it would in PyTorch
-after ``loss.backward(retain_graph=True)``.
+**The graph** is left as ``loss.backward()`` leaves it: each node's saved
+tensors are freed as soon as the node has run, so once the stepper has reached
+the end a second ``loss.backward()`` raises, as in PyTorch.  Pass
+``retain_graph=True``, as to ``backward``, to keep them (a later
+``loss.backward()`` then adds the gradients a second time)::
+
+    >>> loss = (w * w).sum()
+    >>> BackpropStepper(loss).run_to_end()
+    >>> try:
+    ...     loss.backward()
+    ... except RuntimeError as error:
+    ...     print(str(error)[:50])
+    Trying to backward through the graph a second time
 """
 import learntorch
 from learntorch.autograd.graph import backward_steps, walk
@@ -47,7 +57,7 @@ from . import _stepper_text as text
 
 # the picture's colours (names both Graphviz and matplotlib know), explained under it
 CURRENT, DONE, GRAD_SET = "gold", "lightgreen", "plum"
-LEGEND = ("gold: the node running now (red border) · light green: nodes that ran · "
+LEGEND = ("gold, red border: the node running now · light green: nodes that ran\n"
           "plum: leaves whose .grad is set")
 
 
@@ -79,6 +89,7 @@ class BackpropStepper(Widget):
       as for ``loss.backward(gradient)``);
     * ``params`` -- optional names for the leaves: a dict name -> tensor or
       ``model.named_parameters()``; other leaves are called ``leaf0``, ``leaf1``... in walk order;
+    * ``gradient``, ``retain_graph`` -- as for ``loss.backward(gradient, retain_graph)``;
     * ``direction`` -- the picture's layout: ``"LR"`` (left to right), ``"TB"`` (top to
       bottom) or ``"auto"`` (left to right when it fits a notebook's width, else the
       narrower of the two; see ``show_graph``);
@@ -99,7 +110,7 @@ class BackpropStepper(Widget):
     BackpropStepper(step 2 of 3: MulBackward0)
     """
 
-    def __init__(self, loss, params=None, gradient=None, *, direction="auto"):
+    def __init__(self, loss, params=None, gradient=None, *, retain_graph=False, direction="auto"):
         if direction not in ("auto", "LR", "TB"):
             raise ValueError(f"direction must be 'LR' (left to right), 'TB' (top to bottom) or "
                              f"'auto', got {direction!r}")
@@ -109,6 +120,7 @@ class BackpropStepper(Widget):
                             "BackpropStepper(loss_fn(model(x), y))")
         self.loss = loss
         self._gradient = gradient
+        self.retain_graph = bool(retain_graph)
         # walk keeps every node alive, so id(node) is a stable key while the stepper lives
         self.nodes = walk(loss)
         self._node_ids = {id(info.node): info.id for info in self.nodes}
@@ -138,7 +150,8 @@ class BackpropStepper(Widget):
     def _start(self):
         # backward_steps checks its arguments at once (a non-scalar loss without
         # gradient=, a loss outside autograd), so a bad loss fails here, not later
-        self._engine = backward_steps(self.loss, gradient=self._gradient, retain_graph=True)
+        self._engine = backward_steps(self.loss, gradient=self._gradient,
+                                      retain_graph=self.retain_graph)
         self._finished = False
         self._failure = None
         self.history = []
@@ -147,11 +160,32 @@ class BackpropStepper(Widget):
         # is corrected when the engine finishes
         self.n_steps = len(self.nodes)
         self._initial_leaf_grads = tuple(to_numpy(g) for g in self._grads_before)
+        # the leaves' .grad as the engine left them, kept while an earlier step is shown
+        self._engine_grads = None
+
+    def _show(self, position):
+        """Show ``position`` (already recorded): the leaves' ``.grad`` become what they were
+        then -- the engine's own tensors at the furthest step reached, copies elsewhere."""
+        furthest = len(self.history)
+        if self.position == furthest and position != furthest:
+            self._engine_grads = tuple(leaf.grad for leaf in self.leaves)
+        self.position = position
+        if position == furthest:
+            if self._engine_grads is not None:
+                for leaf, grad in zip(self.leaves, self._engine_grads):
+                    leaf.grad = grad
+                self._engine_grads = None
+            return
+        for leaf, recorded in zip(self.leaves, self.leaf_grads()):
+            leaf.grad = None if recorded is None else learntorch.tensor(
+                recorded, dtype=leaf.dtype, device=leaf.device)
 
     def _run_engine_step(self):
-        """Pull the next step out of the engine; False when backward has finished."""
+        """Pull the next step out of the engine (from the furthest step reached, which is
+        then shown); False when backward has finished."""
         if self._finished:
             return False
+        self._show(len(self.history))  # the engine adds into the .grad it left
         if self._failure is not None:
             # a generator that raised is over: say why again instead of claiming backward ended
             raise RuntimeError(f"backward stopped at step {len(self.history) + 1} of "
@@ -167,6 +201,7 @@ class BackpropStepper(Widget):
             raise
         before = self.history[-1].leaf_grads if self.history else self._initial_leaf_grads
         self.history.append(record_step(step, self._node_ids, self._names, self.leaves, before))
+        self.position = len(self.history)
         return True
 
     @property
@@ -184,15 +219,17 @@ class BackpropStepper(Widget):
 
         Returns the ``StepRecord`` now shown, or None when backward had already finished.
         """
-        if self.position == len(self.history) and not self._run_engine_step():
-            return None
-        self.position += 1
+        if self.position == len(self.history):
+            if not self._run_engine_step():
+                return None
+        else:
+            self._show(self.position + 1)
         return self.current
 
     def previous(self):
         """Move one step back: show the recorded step before (the engine does not move)."""
         if self.position > 0:
-            self.position -= 1
+            self._show(self.position - 1)
         return self.current
 
     def go_to(self, position):
@@ -202,21 +239,19 @@ class BackpropStepper(Widget):
                              f"0 to {self.n_steps} (0 = before backward)")
         while len(self.history) < position and self._run_engine_step():
             pass
-        self.position = min(position, len(self.history))
+        self._show(min(position, len(self.history)))
 
     def run_to_end(self):
-        """Run the rest of backward: the leaves then hold exactly what ``loss.backward()`` gives."""
+        """Run the rest of backward: the leaves then hold exactly what ``loss.backward()`` gives,
+        and the graph is freed as it frees it (unless ``retain_graph=True``)."""
         while self._run_engine_step():
             pass
-        self.position = len(self.history)
+        self._show(len(self.history))
 
     def reset(self):
-        """Put every leaf's ``.grad`` back as it was before the stepper ran, and restart backward."""
-        self._engine.close()  # the abandoned run: let the engine restore its grad mode
-        for leaf, before in zip(self.leaves, self._grads_before):
-            leaf.grad = None if before is None else before.clone()
-        self._pictures.clear()
-        self._start()
+        """Show step 0 again: every leaf's ``.grad`` as it was before the stepper ran.  The
+        steps stay recorded (stepping forward replays them), so nothing runs twice."""
+        self.go_to(0)
 
     def leaf_grads(self):
         """Every leaf's ``.grad`` (numpy copies, None where not set) as of the position shown."""

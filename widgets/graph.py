@@ -1,9 +1,10 @@
 """``show_graph(loss)``: the graph autograd recorded behind a tensor, drawn micrograd's way.
 
-Values are records ``{ name (shape) | data | grad }`` (blue: leaves that require grad,
-green: the output, orange and dashed: tensors saved for backward); ops are small grey
-boxes named after torch's backward nodes (``MulBackward0`` drawn as ``Mul``); arrows go
-left to right, the way the forward pass went, labelled with the shapes flowing along.
+Values are records ``name (shape) / data / grad``, their cells stacked (blue: leaves that
+require grad, green: the output, orange and dashed: tensors saved for backward); ops are
+small grey boxes named after torch's backward nodes (``MulBackward0`` drawn as ``Mul``),
+with the shape they computed; arrows go left to right, the way the forward pass went.  More
+than 6 values are summarised (dtype, min, mean, max), and the legend is one row.
 
     >>> import learntorch as torch
     >>> from widgets import show_graph
@@ -18,7 +19,7 @@ Building blocks, for other widgets (``BackpropStepper`` draws its current node w
     widgets._dot.build_dot(tensor, params=None, highlight=(), styles=None, **options) -> str
     widgets._dot.build_graph(tensor, params=None, *, model=None, collapse_modules=False,
                              show_data=True, show_grad=True, show_saved=True,
-                             max_values=12) -> Graph     # .nodes, .edges, .to_dot(highlight)
+                             max_values=6) -> Graph      # .nodes, .edges, .to_dot(highlight)
     widgets._graphviz.render_svg(dot) -> str              # dot, graphviz-pure or matplotlib
     widgets._graphviz.render(dot) -> (svg, renderer)
 
@@ -29,7 +30,7 @@ Node ids are stable: ``n<i>`` is node ``i`` of ``learntorch.autograd.graph.walk(
 import learntorch
 
 from ._base import Widget
-from ._dot import build_graph, shape_text as _shape
+from ._dot import MAX_VALUES, build_graph, shape_text as _shape
 from ._graphviz import fitting_direction, render
 from ._svg_fit import fit_width
 
@@ -42,7 +43,7 @@ LAYOUT_CHOICES = {"auto": "auto", "left to right": "LR", "top to bottom": "TB"}
 
 
 def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highlight=(),
-               max_values=12, direction="auto"):
+               max_values=MAX_VALUES, direction="auto"):
     """The recorded graph behind ``tensor`` as a ``GraphView`` (displays itself in Jupyter).
 
     * ``params`` -- labels: a dict name -> tensor, e.g. ``dict(model.named_parameters())``
@@ -54,7 +55,7 @@ def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highl
     * ``max_values`` -- tensors up to this many elements show their values, larger
       ones a summary (dtype, min, mean, max);
     * ``direction`` -- ``"LR"`` (the forward pass left to right), ``"TB"`` (top to bottom)
-      or ``"auto"``: left to right unless that is much wider than a notebook (1600 px),
+      or ``"auto"``: left to right unless that is wider than a notebook shows at full size (1100 px),
       else the narrower of the two.  The picture shrinks to the output's width.
 
     >>> import learntorch as torch
@@ -86,7 +87,7 @@ class GraphView(Widget):
     """
 
     def __init__(self, tensor, params=None, *, model=None, collapse_modules=False,
-                 show_data=True, show_grad=True, show_saved=True, highlight=(), max_values=12,
+                 show_data=True, show_grad=True, show_saved=True, highlight=(), max_values=MAX_VALUES,
                  direction="auto"):
         _check_arguments(tensor, params, model)
         _check_direction(direction)

@@ -479,8 +479,11 @@ class OptimizerExplorer(Widget):
                                   tooltip="run SGD with momentum over a grid of learning rates "
                                           "and momentums on this quadratic",
                                   layout=w.Layout(width="200px"))
+        # the picture joins the panel once there is one to show: an Image with no bytes is
+        # a broken image to the browser (even in a closed accordion)
         c.phase_image = w.Image(format="png")
-        phase = w.Accordion(children=[w.VBox([c.phase_button, c.phase_image])])
+        c.phase_panel = w.VBox([c.phase_button])
+        phase = w.Accordion(children=[c.phase_panel])
         phase.set_title(0, "learning rate x momentum: where does SGD with momentum converge? "
                            "(quadratic)")
         self.contour_plot = plots.ContourPlot()
@@ -543,9 +546,11 @@ class OptimizerExplorer(Widget):
 
     def _draw_phase(self):
         """Compute the phase diagram for the current quadratic; mark the Momentum run on it."""
+        c = self.controls
         if self.surface.name != "quadratic":
-            self.controls.phase_image.value = b""
-            self.controls.phase_button.description = "Choose the quadratic first"
+            c.phase_panel.children = (c.phase_button,)
+            c.phase_image.value = b""
+            c.phase_button.description = "Choose the quadratic first"
             return
         diagram = self.momentum_phase()
         momentum = self._hyper["Momentum"]
@@ -555,8 +560,9 @@ class OptimizerExplorer(Widget):
         canvas = FigureCanvasAgg(figure)
         figure.set_dpi(80)
         canvas.draw()
-        self.controls.phase_image.value = plots.figure_png(figure, canvas)
-        self.controls.phase_button.description = "Draw phase diagram"
+        c.phase_image.value = plots.figure_png(figure, canvas)
+        c.phase_panel.children = (c.phase_button, c.phase_image)
+        c.phase_button.description = "Draw phase diagram"
 
 
 def _layered(w):

@@ -45,6 +45,16 @@ from ._base import Widget
 PLOT_BUDGET = 0.1   # the curves may take at most this fraction of the wall time
 
 
+def _cell_number():
+    """The number of the notebook cell running now (None outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return getattr(shell, "execution_count", None)
+
+
 def in_notebook():
     """True inside a Jupyter kernel with ipywidgets available (where a live view can show).
 
@@ -116,7 +126,8 @@ class TrainingDashboard(Widget):
     next ``zero_grad``).  Keywords: ``mode`` ("auto": a widget in a Jupyter kernel,
     text elsewhere; "widget"; "text"), ``stream`` for the text (sys.stdout),
     ``clock`` (time.perf_counter), ``redraw_every`` (seconds, 0.2), ``smoothing``
-    of the per-step curves (0.8), ``display`` (show the widget at once, True).
+    of the per-step curves (0.8), ``display`` (show the widget at once, True; a cell that
+    also ends with the dashboard still shows it once).
 
     ``history`` holds everything logged, a dict of lists: per step ``loss``,
     ``accuracy``, ``batch_size``, ``epoch`` (and ``grad_norms``, one dict per step;
@@ -155,13 +166,25 @@ class TrainingDashboard(Widget):
         self.clock, self.redraw_every = clock, redraw_every
         self.set_smoothing(smoothing)
         self._handle = None
+        self._shown_in_cell = None
         self.reset()
         self._shell = None
         if self.mode == "widget":
             self._catch_cell_ends()
             if display:
                 from IPython.display import display as show
-                self._handle = show(self, display_id=True)
+                # the bundle itself (raw), not the object: showing the object calls
+                # _ipython_display_, which this cell's own display must get past
+                self._handle = show(self._repr_mimebundle_(), raw=True, display_id=True)
+                self._shown_in_cell = _cell_number()
+
+    def _ipython_display_(self):
+        """Show the dashboard -- unless it showed itself in this very cell: a cell that makes
+        one and ends with ``dash`` shows one dashboard, not two (a later cell shows it again)."""
+        if self._shown_in_cell is not None and self._shown_in_cell == _cell_number():
+            return
+        from IPython.display import display as show
+        show(self._repr_mimebundle_(), raw=True)
 
     def _catch_cell_ends(self):
         """Redraw when a notebook cell finishes.  The throttle may have skipped the last
@@ -185,7 +208,7 @@ class TrainingDashboard(Widget):
             if self._handle is not None:
                 # the output's static picture too: a notebook saved now (an exported one,
                 # one reopened without its kernel) shows the curves as far as they got
-                self._handle.update(self)
+                self._handle.update(self._repr_mimebundle_(), raw=True)
 
     # ---- state --------------------------------------------------------------------
 
@@ -277,7 +300,7 @@ class TrainingDashboard(Widget):
             self._shell.events.unregister("post_run_cell", self._on_cell_end)
             self._shell = None
         if self._handle is not None:  # the output keeps the finished curves as its static picture
-            self._handle.update(self)
+            self._handle.update(self._repr_mimebundle_(), raw=True)
 
     def __enter__(self):
         return self
@@ -316,8 +339,9 @@ class TrainingDashboard(Widget):
         values = [v for v in self.history[key] if v is not None]
         return values[-1] if values else None
 
-    def progress_line(self, now=None):
-        """The text progress line: epoch, bar, step, metrics, throughput, ETA."""
+    def progress_line(self, now=None, bar=True):
+        """The text progress line: epoch, bar, step, metrics, throughput, ETA (``bar=False``:
+        without the text bar, which the widget draws as a progress bar of its own)."""
         now = self.clock() if now is None else now
         parts = []
         if self.epochs:
@@ -326,7 +350,8 @@ class TrainingDashboard(Widget):
         if self.steps_per_epoch:
             shown = self.step_in_epoch if self.step_in_epoch or not self.epoch else self.steps_per_epoch
             filled = int(20 * min(shown / self.steps_per_epoch, 1))
-            parts.append(f"[{'#' * filled}{'.' * (20 - filled)}] {shown}/{self.steps_per_epoch}")
+            text_bar = f"[{'#' * filled}{'.' * (20 - filled)}] " if bar else "step "
+            parts.append(f"{text_bar}{shown}/{self.steps_per_epoch}")
         else:
             parts.append(f"step {self.steps}")
         for key, label, form in (("loss", "loss", "{:.4f}"), ("accuracy", "acc", "{:.3f}"),
@@ -403,7 +428,10 @@ class TrainingDashboard(Widget):
     def _update_progress(self, now):
         self._bar.max = self.total_steps or max(self.steps, 1)
         self._bar.value = min(self.steps, self._bar.max)
-        self._status.value = f"<code>{escape(self.progress_line(now))}</code>"
+        # one line that never breaks ("ETA" and its time stay together); where the output is
+        # narrow, the whole line moves under the bar (the row wraps, the line does not)
+        self._status.value = (f"<code style='white-space:nowrap'>"
+                              f"{escape(self.progress_line(now, bar=False))}</code>")
 
     # the curves: SVG text written here (widgets._svg_chart), a millisecond or two per redraw
 
@@ -484,4 +512,6 @@ class TrainingDashboard(Widget):
         self._smoothing.observe(lambda change: self.set_smoothing(change["new"]), names="value")
         self._update_progress(self.clock())
         self._show_picture()
-        return w.VBox([w.HBox([self._bar, self._status]), self._plot, self._smoothing])
+        progress = w.HBox([self._bar, self._status],
+                          layout=w.Layout(flex_flow="row wrap", align_items="center"))
+        return w.VBox([progress, self._plot, self._smoothing])

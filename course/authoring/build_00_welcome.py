@@ -44,7 +44,7 @@ import learntorch as torch          # the same code runs on PyTorch: write `impo
 
 torch.manual_seed(0)                # every random number below is repeatable
 print("running on", torch.__name__, torch.__version__)
-""")
+""", on_pytorch="it prints PyTorch's name and version")
 
 ch.markdown(r"""
 ## 2 · A first tensor, its graph and its gradient
@@ -77,7 +77,7 @@ ch.code(r"""
 from widgets import show_graph
 
 show_graph(y, params={"x": x, "y": y})
-""")
+""", learntorch_only="show_graph draws learntorch's recorded graph (a widget)")
 
 ch.markdown(r"""
 `y.backward()` walks that graph backwards, from `y` to `x`, applying the chain rule at each operation,
@@ -96,7 +96,7 @@ Draw the graph again: the record of `x` now holds its gradient.
 
 ch.code(r"""
 show_graph(y, params={"x": x, "y": y})
-""")
+""", learntorch_only="show_graph draws learntorch's recorded graph (a widget)")
 
 ch.markdown(r"""
 Chapter 02 takes this apart: how the graph is recorded, and how `backward()` runs through it, one node
@@ -104,7 +104,10 @@ at a time.
 
 ## 3 · learntorch and PyTorch, side by side
 
-Everything you write with `import learntorch as torch` is PyTorch code. The function below takes the
+Everything you write with `import learntorch as torch` is PyTorch code: change that one line to
+`import torch` and a cell runs on PyTorch and prints the same. A few cells cannot, and say so on their
+first line: `# learntorch only: ...` (a widget, say), or `# on PyTorch: ...` when PyTorch prints
+something else there (its own name and version, other random numbers). The function below takes the
 library as an argument and runs the same lines with it. If PyTorch is installed, the cell runs them on
 both and compares; if it is not, the cell says so and goes on: **this course never needs PyTorch**.
 """)
@@ -118,7 +121,7 @@ def first_gradient(library):
     return x.grad.tolist()
 
 
-print("learntorch:", first_gradient(torch))
+print(f"{torch.__name__}:", first_gradient(torch))
 try:
     import torch as pytorch           # real PyTorch, only if it happens to be installed
 except ImportError:
@@ -201,8 +204,10 @@ def f(x):
 
 ch.markdown(r"""
 Work out its derivative $f'(x)$ on paper, then write `df_dx(x)`: given a number `x`, it returns
-$f'(x)$ as a number. Use plain arithmetic, not autograd: the check computes autograd's answer
-(`f(x).backward()`, then `x.grad`) and compares the two.
+$f'(x)$ as a number (an `int` or a `float`, not a tensor). Use plain arithmetic on `x`: not autograd
+(no `backward`, `grad` or `requires_grad`), and not `f` itself. The check reads your function's
+code and watches what it calls to make sure, then computes autograd's answer (`f(x).backward()`,
+then `x.grad`) and compares the two.
 """)
 
 ch.solution("00.1", points=1, hint=(
@@ -216,19 +221,29 @@ def df_dx(x):
 """)
 
 ch.check("00.1", r"""
-from course.checks import exercise, check_close
+from course.checks import exercise, check_close, check_equal, check_not_called, check_not_used
+
+RULE = "the derivative worked out by hand, in plain arithmetic on x: not autograd, and not f itself"
+AUTOGRAD = ["backward", "grad", "autograd", "requires_grad", "requires_grad_"]
 
 with exercise("00.1"):
+    check_not_used(df_dx, AUTOGRAD + ["f"], rule=RULE)
     for value in (2.0, -1.0, 0.0):
         x = torch.tensor(value, requires_grad=True)
         f(x).backward()                             # autograd's answer: x.grad
-        check_close(df_dx(value), x.grad.item(), name=f"df_dx({value})",
+        answer = check_not_called(df_dx, value, ["torch.Tensor.backward", "torch.autograd.grad"],
+                                  rule=RULE)
+        check_equal(isinstance(answer, (int, float)), True,
+                    name=f"df_dx({value}) returns a number (an int or a float, not a tensor)",
+                    inputs={"it returned": answer})
+        check_close(answer, x.grad.item(), name=f"df_dx({value})",
                     inputs={"x": value, "autograd's x.grad": x.grad})
 """)
 
 ch.hidden_check("00.1", r"""
 with exercise("00.1"):
     for value in (0.5, -3.25, 10.0, 3):
+        check_equal(isinstance(df_dx(value), (int, float)), True, name=f"df_dx({value!r}) returns a number")
         x = torch.tensor(float(value), dtype=torch.float64, requires_grad=True)
         f(x).backward()
         check_close(df_dx(value), x.grad.item(), name=f"df_dx({value!r})", inputs={"x": value})
@@ -238,7 +253,7 @@ ch.markdown(r"""
 ## What's next
 
 You have met a tensor, its recorded graph and its gradient, and you know how exercises give feedback.
-Next, **01 · Tensors**: how a tensor is laid out in memory, what its dtype, shape and strides mean, and
+Next, [**01 · Tensors**](01_tensors.ipynb): how a tensor is laid out in memory, what its dtype, shape and strides mean, and
 why broadcasting and indexing behave as they do.
 """)
 

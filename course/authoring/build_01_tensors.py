@@ -35,12 +35,14 @@ import learntorch as torch          # the same code runs on PyTorch: write `impo
 
 torch.manual_seed(0)                # every random number below is repeatable
 print("running on", torch.__name__, torch.__version__)
-""")
+""", on_pytorch="it prints PyTorch's name and version")
 
 ch.markdown(r"""
-> **Same code, real PyTorch.** Every cell of this chapter except the widget cells runs unchanged with
-> `import torch`. Printed tensors say `torch.float64` there instead of `learntorch.float64`, and
-> random numbers differ: a seed repeats learntorch's own numbers, not PyTorch's.
+> **Same code, real PyTorch.** Every code cell of this chapter runs unchanged with `import torch`
+> and prints the same (`torch.float64` where learntorch says `learntorch.float64`), except the cells
+> whose first line says otherwise: `# learntorch only: ...` (the widgets) or `# on PyTorch: ...`
+> (other random numbers: a seed repeats learntorch's own numbers, not PyTorch's; error messages in
+> other words: learntorch's also say how to fix the mistake).
 
 ## 1 · Making tensors
 
@@ -57,7 +59,7 @@ print(torch.linspace(0, 1, 5))              # 5 evenly spaced numbers from 0 to 
 print(torch.eye(3))
 print(torch.randn(2, 3))                    # normal distribution, mean 0, standard deviation 1
 print(torch.zeros_like(from_data).shape)    # *_like: the shape (and dtype) of another tensor
-""")
+""", on_pytorch="other random numbers")
 
 ch.markdown(r"""
 Tensors and numpy arrays convert both ways. `torch.from_numpy(array)` and `tensor.numpy()` share
@@ -144,7 +146,7 @@ try:
     torch.tensor([1, 2, 3], requires_grad=True)
 except RuntimeError as error:
     print("RuntimeError:", error)
-""")
+""", on_pytorch="the error message is worded differently (learntorch's also says how to fix it)")
 
 ch.markdown(r"""
 ## 3 · Shape
@@ -164,7 +166,7 @@ try:
     t.reshape(5, -1)
 except RuntimeError as error:
     print("RuntimeError:", error)
-""")
+""", on_pytorch="the error message is worded differently (learntorch's also says how to fix it)")
 
 ch.markdown(r"""
 ## 4 · Device: where the numbers live
@@ -226,11 +228,11 @@ list, move the index sliders, and the picture shows which storage cell the selec
 """)
 
 ch.code(r"""
-from widgets import TensorExplorer           # learntorch's widgets: not part of PyTorch
+from widgets import TensorExplorer
 
 explorer = TensorExplorer(t)
 explorer
-""")
+""", learntorch_only="TensorExplorer is one of learntorch's widgets")
 
 ch.markdown(r"""
 The same explorer answers from code. Its `formula()` is the address arithmetic above, with the strides
@@ -242,7 +244,7 @@ for view in ["t", "t.T", "t[:, 1:]", "t[::2]", "t[0].expand(3, 4)"]:
     explorer.select_view(view)
     explorer.select_index(1, 1)
     print(f"{view:18s} stride {str(explorer.current.stride()):8s}  {explorer.formula()}")
-""")
+""", learntorch_only="TensorExplorer is one of learntorch's widgets")
 
 ch.markdown(r"""
 Read the strides:
@@ -286,7 +288,7 @@ except RuntimeError as error:
     print("RuntimeError:", error)
 print("reshape copies instead:", t.T.reshape(12))
 print("t.T.contiguous().stride():", t.T.contiguous().stride())
-""")
+""", on_pytorch="the error message is worded differently (learntorch's also says how to fix it)")
 
 ch.markdown(r"""
 ## 6 · Broadcasting
@@ -320,7 +322,7 @@ try:
     torch.ones(3, 2) + torch.ones(4)
 except RuntimeError as error:
     print("RuntimeError:", error)
-""")
+""", on_pytorch="the error message is worded differently (learntorch's also says how to fix it)")
 
 ch.markdown(r"""
 ### See it: the broadcasting view
@@ -334,7 +336,7 @@ the gradient of a broadcast operand is a sum (chapter 02 shows it in the graph).
 ch.code(r"""
 broadcast = TensorExplorer.broadcast((3, 1), (4,))
 broadcast
-""")
+""", learntorch_only="TensorExplorer is one of learntorch's widgets")
 
 ch.markdown(r"""
 Broadcasting never complains when the rules allow something you did not mean. A classic bug:
@@ -399,8 +401,8 @@ Each exercise has a cell for your code and a check cell below it. Replace the
 ### Exercise 01.1 · Where does an element live?
 
 Write `storage_index(index, stride, offset)`: the storage cell that element `index` of a tensor with
-strides `stride` and storage offset `offset` reads. `index` and `stride` are tuples of the same length
-(for a 0-d tensor both are `()`); return an `int`.
+strides `stride` and storage offset `offset` reads. `index` and `stride` are tuples of ints of the
+same length (for a 0-d tensor both are `()`); return an `int`.
 
 For example, `storage_index((1, 2), (4, 1), 0)` is `6`: element `[1, 2]` of `t` above.
 
@@ -426,11 +428,22 @@ import itertools
 from course.checks import exercise, check_equal
 
 
+def looks_like(got, index, stride, offset):
+    # the mistake a wrong answer looks like, said in the check's name
+    if offset and got == sum(i * s for i, s in zip(index, stride)):
+        return " (the offset left out? element [0, 0, ...] is stored at the offset, not at 0)"
+    return ""
+
+
 def check_every_element(view, code):
     # the view of torch.arange(...) holds, at each index, the storage cell it reads
+    stride, offset = view.stride(), view.storage_offset()
     for index in itertools.product(*(range(n) for n in view.shape)):
-        check_equal(storage_index(index, view.stride(), view.storage_offset()), int(view[index].item()),
-                    name=f"storage_index({index}, {view.stride()}, {view.storage_offset()})",
+        got = storage_index(index, stride, offset)
+        name = f"storage_index({index}, {stride}, {offset})"
+        check_equal(type(got).__name__, "int", name=f"the type of what {name} returns (an int)",
+                    inputs={"it returned": got})
+        check_equal(got, int(view[index].item()), name=name + looks_like(got, index, stride, offset),
                     inputs={"view": code, "index": index})
 
 
@@ -441,7 +454,8 @@ with exercise("01.1"):
              "base.transpose(0, 2)": base.transpose(0, 2),
              "base[1, :, 1:]": base[1, :, 1:],
              "base[:, ::2, ::3]": base[:, ::2, ::3],
-             "base[0, 1].expand(3, 4)": base[0, 1].expand(3, 4)}
+             "base[0, 1].expand(3, 4)": base[0, 1].expand(3, 4),
+             "base[1, 2, 3]  (0-d: index and stride are ())": base[1, 2, 3]}
     for code, view in views.items():
         check_every_element(view, code)
 """)
@@ -450,26 +464,30 @@ ch.hidden_check("01.1", r"""
 with exercise("01.1"):
     base = torch.arange(120).reshape(2, 3, 4, 5)
     views = {"base.permute(3, 1, 0, 2)[1:, :, 1]": base.permute(3, 1, 0, 2)[1:, :, 1],
-             "base[1, 2, 3]": base[1, 2, 3],                      # 0-d: index () and stride ()
+             "base[0, 2, 1]": base[0, 2, 1],                      # 0-d: index () and stride ()
              "base[1][:, None, 2, 1:4:2]": base[1][:, None, 2, 1:4:2],
              "base[0, :, 1:2].expand(3, 4, 5)": base[0, :, 1:2].expand(3, 4, 5),
              "base.reshape(6, 20).T[5:]": base.reshape(6, 20).T[5:]}
     for code, view in views.items():
         check_every_element(view, code)
-    check_equal(storage_index([2, 0, 3], [7, 100, 2], 11), 11 + 14 + 6,
-                name="storage_index([2, 0, 3], [7, 100, 2], 11), with lists")
+    check_equal(storage_index((2, 0, 3), (7, 100, 2), 11), 11 + 14 + 6,
+                name="storage_index((2, 0, 3), (7, 100, 2), 11)")
 """)
 
 ch.markdown(r"""
 ### Exercise 01.2 · The shape of a broadcast
 
 Write `broadcast_shape(a, b)`: the shape that broadcasting shapes `a` and `b` (tuples of ints) gives,
-as a tuple, by the three rules of section 6. When the shapes cannot be broadcast, raise a
-`RuntimeError`, as PyTorch does, with a message that names the two sizes that clash and their
-dimension. Write the rules yourself: do not call `torch.broadcast_shapes` or `broadcast_to`.
+as a `tuple`, by the three rules of section 6. When the shapes cannot be broadcast, raise a
+`RuntimeError`, as PyTorch does, whose message names the two sizes that clash and their dimension
+(its number in the aligned shapes: counted from the left, or from the right as a negative number).
+
+Write the rules yourself, in plain Python on the tuples: your function may not use `torch` or
+`numpy` (no `broadcast_shapes`, no `broadcast_to`, no tensors made to be added together). The check
+reads your function's code to make sure.
 
 Careful with rule 3: a size-1 dimension takes the other size, whatever it is, so `(1,)` and `(0,)`
-give `(0,)`.
+give `(0,)`, not the larger size `(1,)`.
 """)
 
 ch.solution("01.2", points=2, hint=(
@@ -496,47 +514,55 @@ def broadcast_shape(a, b):
 """)
 
 ch.check("01.2", r"""
-from course.checks import ExerciseCheckFailed, exercise, check_equal, check_raises
+from course.checks import exercise, check_equal, check_error_mentions, check_not_used
 
 
-def pytorch_answer(a, b):
-    # what torch.broadcast_shapes says: a shape, or the RuntimeError it raises
+def outcome(a, b):
+    # what broadcast_shape(a, b) did, as plain data: the shape it returned, or the error it raised
     try:
-        return tuple(torch.broadcast_shapes(a, b))
-    except RuntimeError:
-        return RuntimeError
+        return broadcast_shape(a, b)
+    except NotImplementedError:
+        raise                                   # not written yet: the stub's message says what to do
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
 
 
-def check_pairs(pairs):
+def check_pairs(pairs, note=""):
+    # shapes that broadcast: the result must be torch.broadcast_shapes's, as a tuple
     for a, b in pairs:
-        expected = pytorch_answer(a, b)
-        if expected is RuntimeError:
-            check_raises(broadcast_shape, (a, b), raises=RuntimeError, name=f"broadcast_shape({a}, {b})")
-            continue
-        try:
-            result = broadcast_shape(a, b)
-        except NotImplementedError:
-            raise                                   # not written yet: the stub's message says what to do
-        except Exception as error:                  # say which shapes made it raise
-            raise ExerciseCheckFailed(f"broadcast_shape({a}, {b}): raised {type(error).__name__}: {error}\n"
-                                      f"  expected: the shape {expected} (these shapes do broadcast)") from error
-        check_equal(result, expected, name=f"broadcast_shape({a}, {b})")
+        result, name = outcome(a, b), f"broadcast_shape({a}, {b})"
+        check_equal(result, tuple(torch.broadcast_shapes(a, b)), name=name + note)
+        check_equal(isinstance(result, tuple), True,
+                    name=f"{name} returns a tuple (it returned a {type(result).__name__})")
+
+
+def check_clash(a, b, sizes, dim):
+    # shapes that do not broadcast: a RuntimeError naming the two sizes and their dimension
+    ndim = max(len(a), len(b))
+    check_error_mentions(broadcast_shape, (a, b), raises=RuntimeError, name=f"broadcast_shape({a}, {b})",
+                         mentions={f"the size of a that clashes, {sizes[0]}": sizes[0],
+                                   f"the size of b that clashes, {sizes[1]}": sizes[1],
+                                   f"their dimension, {dim} (or {dim - ndim} from the right)": [dim, dim - ndim]})
 
 
 with exercise("01.2"):
-    check_pairs([((3, 1), (4,)), ((2, 1, 5), (3, 1)), ((), (2, 3)), ((5, 4), (5, 4)),
-                 ((3, 2), (4,)), ((2, 3), (3, 2))])
+    check_not_used(broadcast_shape, ["torch", "np", "numpy"],
+                   rule="the rules written out in plain Python on the tuples, without torch or numpy")
+    check_pairs([((3, 1), (4,)), ((2, 1, 5), (3, 1)), ((), (2, 3)), ((5, 4), (5, 4))])
+    check_pairs([((1,), (0,)), ((2, 1), (2, 0))],
+                note=" (rule 3: a size-1 dimension takes the other size, even 0; the larger size is not the rule)")
+    check_clash((3, 2), (4,), sizes=(2, 4), dim=1)
+    check_clash((4, 3), (5, 3), sizes=(4, 5), dim=0)
 """)
 
 ch.hidden_check("01.2", r"""
 with exercise("01.2"):
-    check_pairs([((1,), (0,)), ((2,), (0,)), ((8, 1, 6, 1), (7, 1, 5)), ((1, 1), ()), ((4, 1), (1, 4)),
-                 ((3,), (1, 1, 3)), ((2, 1), (8, 4, 3)), ((6, 1, 4), (6, 5, 1))])
-    result = broadcast_shape((3, 1), (4,))
-    check_equal(isinstance(result, tuple), True,
-                name="broadcast_shape((3, 1), (4,)) returns a tuple (a torch.Size is one too)",
-                inputs={"returned": result})
-    check_equal(broadcast_shape([2, 1], [3]), (2, 3), name="broadcast_shape([2, 1], [3]), with lists")
+    check_pairs([((1, 0), (0,)), ((8, 1, 6, 1), (7, 1, 5)), ((1, 1), ()), ((4, 1), (1, 4)),
+                 ((3,), (1, 1, 3)), ((6, 1, 4), (6, 5, 1))])
+    check_clash((6, 7, 8), (9, 8), sizes=(7, 9), dim=1)
+    check_clash((2, 1), (8, 4, 3), sizes=(2, 4), dim=1)
+    check_clash((2,), (0,), sizes=(2, 0), dim=0)
+    check_pairs([((0, 3), (1, 1, 3)), ((2, 1, 1, 4), (3, 1))])
 """)
 
 ch.markdown(r"""
@@ -544,7 +570,7 @@ ch.markdown(r"""
 
 You can now read a tensor the way the engine does: a storage, a shape, strides and an offset; views
 that share memory and copies that do not; shapes that broadcast and shapes that clash. Next,
-**02 · Autograd**: how operations on tensors are recorded into a graph, and how `backward()` walks it to
+[**02 · Autograd**](02_autograd.ipynb): how operations on tensors are recorded into a graph, and how `backward()` walks it to
 compute gradients, including the sums that broadcasting leaves behind.
 """)
 

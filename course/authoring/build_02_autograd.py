@@ -39,12 +39,13 @@ import learntorch as torch          # the same code runs on PyTorch: write `impo
 
 torch.manual_seed(0)                # every random number below is repeatable
 print("running on", torch.__name__, torch.__version__)
-""")
+""", on_pytorch="it prints PyTorch's name and version")
 
 ch.markdown(r"""
-> **Same code, real PyTorch.** Every cell in this chapter runs unchanged with `import torch`,
-> except the widget cells and `learntorch.autograd.graph`, learntorch's own tools for looking
-> inside the graph.
+> **Same code, real PyTorch.** Every code cell of this chapter runs unchanged with `import torch`
+> and prints the same, except the cells whose first line says otherwise: `# learntorch only: ...`
+> (the widgets, and `learntorch.autograd.graph`, learntorch's own tools for looking inside the
+> graph) or `# on PyTorch: ...` (other random numbers, messages in other words).
 
 ## 1 · Define-by-run: the graph is recorded as the code runs
 
@@ -100,7 +101,7 @@ follow `next_functions` as above):
 """)
 
 ch.code(r"""
-from learntorch.autograd.graph import walk     # learntorch's introspection API
+from learntorch.autograd.graph import walk
 
 
 def double_until_big(v):
@@ -114,21 +115,21 @@ for start in ([1.0, 1.0], [0.01, 0.01]):
     v = torch.tensor(start, requires_grad=True)
     nodes = walk(double_until_big(v))
     print(f"start {start}: {len(nodes)} nodes:", " <- ".join(n.name for n in nodes))
-""")
+""", learntorch_only="walk is learntorch's introspection API (learntorch.autograd.graph)")
 
 ch.markdown(r"""
 ### See it: the recorded graph
 
-`show_graph` draws the graph behind a tensor: a record `{ data | grad }` for each tensor and a small
-node for each operation, left to right in the order the forward pass ran. `params` gives tensors
-their names.
+`show_graph` draws the graph behind a tensor: a record for each tensor (its name and shape, its
+`data`, and for a leaf its `grad`) and a small box for each operation (with the shape it computed),
+left to right in the order the forward pass ran. `params` gives tensors their names.
 """)
 
 ch.code(r"""
-from widgets import show_graph, BackpropStepper   # learntorch's widgets: not part of PyTorch
+from widgets import show_graph, BackpropStepper
 
 show_graph(loss, params={"x": x, "w": w, "b": b, "y": y})
-""")
+""", learntorch_only="show_graph is one of learntorch's widgets")
 
 ch.markdown(r"""
 ## 2 · The chain rule, by hand and by the engine
@@ -178,8 +179,10 @@ ch.markdown(r"""
 
 `BackpropStepper(loss)` runs the engine's own backward and stops after every node. At each node
 it shows the gradient that arrived ($g = \partial\text{loss}/\partial\text{out}$), the node's local
-derivative, and what it sends to each input (their product). The leaves' `.grad` fill in at the
-end. Press **Next** (or drag the slider) and compare each number with the formula above.
+derivative, and what it sends to each of its inputs (their product), naming them as the node's
+formula does ("input a", "input b") and the leaves by their names ("leaf w"). A leaf's `.grad`
+fills in when its `AccumulateGrad` node runs. Press **Next** (or drag the slider) and compare each
+number with the formula above.
 """)
 
 ch.code(r"""
@@ -190,24 +193,26 @@ loss2 = (torch.tanh(w2 * x2 + b2) - 1) ** 2
 
 stepper = BackpropStepper(loss2, params={"x": x2, "w": w2, "b": b2})
 stepper
-""")
+""", learntorch_only="BackpropStepper is one of learntorch's widgets")
 
 ch.markdown(r"""
 The stepper is also a plain Python object: `step()`, `previous()`, `go_to(k)`, `run_to_end()`,
-and `describe()` for the current step in words. Here is the `tanh` node, the third to run:
+and `describe()` for the current step in words. The leaves follow the step shown: go back to step 0
+and their `.grad` is what it was before backward; at the end it is what `backward()` leaves, and the
+graph is freed as `backward()` frees it. Here is the `tanh` node, the third to run:
 """)
 
 ch.code(r"""
 stepper.go_to(3)
 print(stepper.describe())
-""")
+""", learntorch_only="the stepper is one of learntorch's widgets")
 
 ch.code(r"""
-stepper.run_to_end()                           # exactly what loss2.backward() would have done
+stepper.run_to_end()                           # what loss2.backward() would have done, graph freed too
 print("same gradients as backward():",
       all(math.isclose(mine.grad.item(), theirs.grad.item(), rel_tol=1e-6)
           for mine, theirs in [(x2, x), (w2, w), (b2, b)]))
-""")
+""", learntorch_only="the stepper is one of learntorch's widgets")
 
 ch.markdown(r"""
 ## 3 · Gradients add up
@@ -280,22 +285,26 @@ out.sum().backward()                           # ∂loss/∂out is all ones
 
 print("w.grad:", w.grad, " = x summed over the rows:", x.sum(dim=0))
 print("b.grad:", b.grad, " = 12 ones summed")
-""")
+""", on_pytorch="other random numbers")
 
 ch.markdown(r"""
 ### See it: who reads which element
 
-`TensorExplorer.broadcast(a, b, op="mul")` draws `a * b` for two small tensors of the given shapes,
-filled with 1, 2, 3, ...: here the shapes of `x` and `w`. Pick an output element with the sliders:
-the view marks the elements of `a` and `b` it reads. Below the grids, each input's gradient and
-the sum that makes it: `w`'s element is read by all 4 rows, so its gradient adds 4 contributions.
+`TensorExplorer.broadcast(a, b, op="mul")` draws `a * b` for two small tensors of the given shapes
+(here those of `x` and `w`), `a` filled with 1, 2, 3, ... and `b` with 10, 20, 30, .... Backward
+starts from an upstream gradient $g = \partial\text{loss}/\partial\text{out}$ that counts 1, 2, 3, ...
+as well (drawn beside the result; `grad=` sets another), so that every contribution is different.
+Pick an output element with the sliders: the view marks the elements of `a` and `b` it reads. Below
+the grids, each input's gradient and the sum that makes it: `b`'s element is read by all 4 rows, so
+its gradient adds 4 contributions, each $g$ times the element of `a` it multiplied. For `b[0]`:
+$1 \cdot 1 + 4 \cdot 4 + 7 \cdot 7 + 10 \cdot 10 = 166$.
 """)
 
 ch.code(r"""
-from widgets import TensorExplorer             # learntorch's widgets: not part of PyTorch
+from widgets import TensorExplorer
 
 TensorExplorer.broadcast((4, 3), (3,), op="mul")   # a has x's shape, b has w's shape
-""")
+""", learntorch_only="TensorExplorer is one of learntorch's widgets")
 
 ch.markdown(r"""
 Every backward rule in the engine is written as if nothing had been broadcast; the engine then
@@ -313,7 +322,7 @@ for step in backward_steps((x * w + b).sum()):
         print(f"{step.node.name()}: input {i} got shape {tuple(step.grad_inputs[i].shape)} "
               f"-> summed to {tuple(step.reduced[i].shape)}")
 print("w.grad:", w.grad)
-""")
+""", learntorch_only="backward_steps is learntorch's introspection API (learntorch.autograd.graph)")
 
 ch.markdown(r"""
 The stepper says the same in words: at the `Add` node, `b`'s gradient of shape (4, 3) is summed
@@ -325,7 +334,7 @@ w.grad = b.grad = None
 broadcast_stepper = BackpropStepper((x * w + b).sum(), params={"w": w, "b": b})
 broadcast_stepper.go_to(2)
 print(broadcast_stepper.describe())
-""")
+""", learntorch_only="the stepper is one of learntorch's widgets")
 
 ch.markdown(r"""
 ## 5 · Your own autograd Function
@@ -382,7 +391,7 @@ try:
     torch.autograd.gradcheck(ForgetfulSigmoid.apply, (v64,))
 except RuntimeError as error:
     print("ForgetfulSigmoid:", error)
-""")
+""", on_pytorch="gradcheck's message is worded differently")
 
 ch.markdown(r"""
 Read the two Jacobians (rows: inputs, columns: outputs). The numerical one is diagonal: each
@@ -407,11 +416,15 @@ $$s(x) = \begin{cases} 0 & x < 0 \\ 3x^2 - 2x^3 & 0 \le x \le 1 \\ 1 & x > 1 \en
 Write `SmoothStep`, a `torch.autograd.Function`:
 
 - `forward(ctx, x)` returns $s(x)$ elementwise, for a tensor `x` of any shape, and saves what
-  backward needs with `ctx.save_for_backward`;
+  backward needs with `ctx.save_for_backward` (a tensor kept as an attribute, `ctx.t = t`, does not
+  count: it escapes the checks that `save_for_backward` makes for you, such as an in-place change
+  before backward);
 - `backward(ctx, grad_out)` returns `grad_out` times $s'(x)$.
 
 `x.clamp(0, 1)` handles the outside pieces: with $t$ = `x.clamp(0, 1)`, $s(x) = 3t^2 - 2t^3$.
-The check compares your gradients with autograd's on the formula, and runs `gradcheck`.
+The check reads what your forward saved from the recorded graph node (`y.grad_fn` is the `ctx`),
+compares your values and gradients with autograd's on the formula, on a vector and on a matrix,
+and runs `gradcheck`.
 """)
 
 ch.solution("02.1", points=3, hint=(
@@ -437,7 +450,7 @@ class SmoothStep(torch.autograd.Function):
 """)
 
 ch.check("02.1", r"""
-from course.checks import exercise, check_close, check_equal
+from course.checks import exercise, check_close, check_equal, check_saved_for_backward
 
 
 def smoothstep_formula(x):
@@ -446,9 +459,26 @@ def smoothstep_formula(x):
     return 3 * t ** 2 - 2 * t ** 3
 
 
+def looks_like(got, x, g):
+    # the mistake a wrong gradient looks like, said in the check's name
+    x, got = x.detach(), got.detach()
+    x_ones = x.clone().requires_grad_(True)
+    smoothstep_formula(x_ones).sum().backward()
+    if got.shape == x.shape and torch.allclose(got, x_ones.grad):
+        return " (grad_out left out? backward returns grad_out times s'(x))"
+    inside = (x >= 0) & (x <= 1)
+    if got.shape == x.shape and torch.allclose(got[inside], (x_ones.grad * g)[inside]):
+        return " (wrong only outside [0, 1], where s is flat: its derivative there is 0)"
+    return ""
+
+
 with exercise("02.1"):
     x = torch.tensor([-0.5, 0.0, 0.25, 0.5, 0.9, 1.0, 1.5])
     check_close(SmoothStep.apply(x), smoothstep_formula(x), name="SmoothStep.apply(x)", inputs={"x": x})
+    matrix = torch.tensor([[-1.0, 0.1, 0.7], [0.3, 2.0, 0.95]], requires_grad=True)
+    check_close(SmoothStep.apply(matrix), smoothstep_formula(matrix.detach()),
+                name="SmoothStep.apply(x) for x of shape (2, 3)", inputs={"x": matrix})
+    check_saved_for_backward(SmoothStep.apply(matrix), name="SmoothStep.forward")
 
     # backward with an upstream gradient that is not all ones: grad_out must be multiplied in
     x = torch.tensor([-0.5, 0.0, 0.25, 0.5, 0.9, 1.0, 1.5], requires_grad=True)
@@ -456,7 +486,7 @@ with exercise("02.1"):
     SmoothStep.apply(x).backward(g)
     x_ref = x.detach().clone().requires_grad_(True)
     smoothstep_formula(x_ref).backward(g)
-    check_close(x.grad, x_ref.grad, name="x.grad after SmoothStep.apply(x).backward(g)",
+    check_close(x.grad, x_ref.grad, name="x.grad after SmoothStep.apply(x).backward(g)" + looks_like(x.grad, x, g),
                 inputs={"x": x, "g": g})
 
     # the referee: finite differences on 20 random float64 points in [-0.5, 1.5]
@@ -466,16 +496,13 @@ with exercise("02.1"):
 """)
 
 ch.hidden_check("02.1", r"""
-from learntorch.autograd.graph import saved_tensors
-
 with exercise("02.1"):
     # any shape, dtype kept
     x = (torch.randn(3, 4) * 0.8 + 0.5).requires_grad_(True)
     y = SmoothStep.apply(x)
     check_equal((tuple(y.shape), y.dtype), ((3, 4), torch.float32), name="SmoothStep.apply(x): shape and dtype",
                 inputs={"x": x})
-    check_equal(len(saved_tensors(y.grad_fn)) > 0, True,
-                name="SmoothStep saves what backward needs with ctx.save_for_backward")
+    check_saved_for_backward(SmoothStep.apply(x.double()), name="SmoothStep.forward, float64")
 
     # inside a bigger graph: the gradient flows through it to an earlier tensor
     x_ref = x.detach().clone().requires_grad_(True)
@@ -500,10 +527,12 @@ dimensions, a tensor of shape exactly `shape`:
 - then sum, with `keepdim=True`, over every dimension where `shape` has size 1 but `grad` does not.
 
 If `shape` cannot be broadcast to `grad.shape` (sizes that differ and are not 1, or more
-dimensions than `grad`), raise a `RuntimeError` whose message names both shapes. Use `sum`, not
-`Tensor.sum_to_size` (which does this whole job).
+dimensions than `grad`), raise a `RuntimeError` whose message names both shapes.
 
-The check compares your function with the gradients the engine gives to `a` in `a + other`.
+Write the sums yourself with `Tensor.sum`: the engine's own version (`learntorch.ops.broadcast`,
+shown after the exercise) and PyTorch's `Tensor.sum_to_size` are off limits, and the check reads
+your function's code to make sure. It then compares your function with the gradients the engine
+gives to `a` in `a + other`.
 """)
 
 ch.solution("02.2", points=3, hint=(
@@ -527,7 +556,7 @@ def sum_to_shape(grad, shape):
 """)
 
 ch.check("02.2", r"""
-from course.checks import exercise, check_close, check_raises
+from course.checks import exercise, check_close, check_error_mentions, check_not_used
 
 
 def engine_gradient(shape, other_shape):
@@ -539,22 +568,34 @@ def engine_gradient(shape, other_shape):
     return g, a.grad
 
 
+def check_refused(grad_shape, shape):
+    # a RuntimeError whose message names both shapes
+    check_error_mentions(sum_to_shape, {"grad": torch.ones(grad_shape), "shape": shape}, raises=RuntimeError,
+                         name=f"sum_to_shape(grad of shape {grad_shape}, {shape})",
+                         mentions={f"grad's shape, {grad_shape}": grad_shape, f"the shape asked for, {shape}": shape})
+
+
 with exercise("02.2"):
+    check_not_used(sum_to_shape, ["sum_to_size", "broadcast"],
+                   rule="the sums written with Tensor.sum, not the engine's sum_to_shape or Tensor.sum_to_size")
     for shape, other_shape in [((3,), (4, 3)),          # a leading dim added
                                ((4, 1), (4, 3)),        # a size-1 dim stretched
                                ((1, 3), (2, 4, 3)),     # both
+                               ((), (2, 3)),            # a 0-d input: everything summed
                                ((2, 3), (2, 3))]:       # nothing broadcast: grad unchanged
         g, expected = engine_gradient(shape, other_shape)
-        check_close(sum_to_shape(g, shape), expected, name=f"sum_to_shape(g, {shape})", inputs={"g": g})
-    # (4,) does not broadcast to (2, 3): that gradient cannot belong to that input
-    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (4,)}, raises=RuntimeError,
-                 name="sum_to_shape")
+        got = sum_to_shape(g, shape)
+        hint = ""
+        if tuple(getattr(got, "shape", ())) == tuple(n for n in shape if n != 1) != shape:
+            hint = " (the size-1 dims are gone: sum them with keepdim=True)"
+        check_close(got, expected, name=f"sum_to_shape(g, {shape}){hint}", inputs={"g": g})
+    check_refused((2, 3), (4,))             # 4 against 3: that gradient cannot belong to that input
+    check_refused((2, 3), (1, 2, 3))        # more dims than the gradient
 """)
 
 ch.hidden_check("02.2", r"""
 with exercise("02.2"):
-    for shape, other_shape in [((), (2, 3)),               # a scalar: everything summed
-                               ((1, 1), (5, 2)),
+    for shape, other_shape in [((1, 1), (5, 2)),
                                ((2, 1, 4), (3, 1)),        # out (2, 3, 4): the middle dim only
                                ((3, 1), (3, 1)),           # size 1 that stayed 1
                                ((1,), (1, 6, 1))]:
@@ -563,10 +604,8 @@ with exercise("02.2"):
     g, expected = engine_gradient((4, 1), (4, 3))
     check_close(sum_to_shape(g, torch.zeros(4, 1).shape), expected,
                 name="sum_to_shape(g, torch.Size([4, 1]))", inputs={"g": g})
-    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (1, 2, 3)}, raises=RuntimeError,
-                 name="sum_to_shape")                 # more dims than the gradient
-    check_raises(sum_to_shape, {"grad": torch.ones(2, 3), "shape": (2, 2)}, raises=RuntimeError,
-                 name="sum_to_shape")                 # 2 against 3: not broadcastable
+    check_refused((2, 3), (2, 2))           # 2 against 3: not broadcastable
+    check_refused((5,), (3, 5))
 """)
 
 ch.markdown(r"""
@@ -576,7 +615,7 @@ reading next to yours.
 ## What's next
 
 You can now read the graph autograd records, follow backward through it, and add your own nodes.
-Next, the **modules** chapter packages weights and the code that uses them into `nn.Module`s, so
+Next, [**03 · Modules**](03_modules.ipynb) packages weights and the code that uses them into `nn.Module`s, so
 that a model with thousands of parameters is as easy to differentiate as `tanh(w * x + b)`.
 """)
 

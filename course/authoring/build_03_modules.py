@@ -38,12 +38,14 @@ import learntorch.nn.functional as F
 
 torch.manual_seed(0)                # every random number below is repeatable
 print("running on", torch.__name__, torch.__version__)
-""")
+""", on_pytorch="it prints PyTorch's name and version")
 
 ch.markdown(r"""
-> **Same code, real PyTorch.** Every cell in this chapter (except the widget cells, which draw
-> learntorch's own graph) runs unchanged with `import torch`, `from torch import nn` and
-> `import torch.nn.functional as F`.
+> **Same code, real PyTorch.** Every code cell of this chapter runs unchanged with `import torch`,
+> `from torch import nn` and `import torch.nn.functional as F`, and prints the same, except the cells
+> whose first line says otherwise: `# learntorch only: ...` (the widgets, which draw learntorch's own
+> graph, and the digits, which ship with learntorch as learntorch tensors) or `# on PyTorch: ...`
+> (other random numbers: the same seed gives PyTorch's own initial weights).
 
 ## 1 · A Parameter is a tensor that says "train me"
 
@@ -57,7 +59,7 @@ w = nn.Parameter(torch.randn(3, 2))
 print(type(w).__name__, "| a Tensor:", isinstance(w, torch.Tensor),
       "| requires_grad:", w.requires_grad, "| leaf:", w.is_leaf)
 w
-""")
+""", on_pytorch="other random numbers")
 
 ch.markdown(r"""
 ## 2 · A Module registers what you assign to it
@@ -167,7 +169,7 @@ for fan_in in (4, 64, 1024):
     out = wide(torch.randn(512, fan_in))
     print(f"in_features={fan_in:5d}  bound={bound:.4f}  largest |w|={wide.weight.abs().max().item():.4f}"
           f"  output std={out.std().item():.3f}")
-""")
+""", on_pytorch="other random numbers")
 
 ch.markdown(r"""
 ## 4 · Models out of modules, and the printed tree
@@ -204,7 +206,7 @@ one is a leaf of the recorded graph.
 """)
 
 ch.code(r"""
-from learntorch.datasets import load_digits    # on PyTorch: see the data chapter
+from learntorch.datasets import load_digits
 
 images, labels = load_digits()                 # (1797, 1, 8, 8) floats in [0, 1], (1797,) ints
 xb, yb = images[:16], labels[:16]
@@ -213,7 +215,7 @@ loss = F.cross_entropy(model(xb), yb)
 loss.backward()
 for name, p in model.named_parameters():
     print(f"{name:14s} shape {str(tuple(p.shape)):9s} grad norm {p.grad.norm().item():.4f}")
-""")
+""", learntorch_only="load_digits ships with learntorch and gives learntorch tensors, which PyTorch's modules do not take (on PyTorch: torchvision.datasets, see the data chapter)")
 
 ch.markdown(r"""
 ### See it: the graph, grouped by module
@@ -226,14 +228,14 @@ you read the graph of a big model.
 """)
 
 ch.code(r"""
-from widgets import show_graph                 # learntorch's widgets: not part of PyTorch
+from widgets import show_graph
 
 show_graph(loss, params=dict(model.named_parameters()))
-""")
+""", learntorch_only="show_graph is one of learntorch's widgets")
 
 ch.code(r"""
 show_graph(loss, model=model, collapse_modules=True)
-""")
+""", learntorch_only="show_graph is one of learntorch's widgets")
 
 ch.markdown(r"""
 Two things to spot: the `Mul` between `Relu` and the head's `Linear` is Dropout at work (in training
@@ -268,10 +270,11 @@ torch.save(model.state_dict(), file)
 
 model.eval()                                   # no dropout, so that the outputs can be compared (section 6)
 fresh = DigitClassifier().eval()               # new random weights
-print("before loading, same outputs:", torch.allclose(fresh(xb), model(xb)))
+probe = torch.rand(16, 1, 8, 8)                # 16 made-up images: any input shows whether two models agree
+print("before loading, same outputs:", torch.allclose(fresh(probe), model(probe)))
 file.seek(0)
 print(fresh.load_state_dict(torch.load(file)))
-print("after loading,  same outputs:", torch.allclose(fresh(xb), model(xb)))
+print("after loading,  same outputs:", torch.allclose(fresh(probe), model(probe)))
 """)
 
 ch.markdown(r"""
@@ -303,7 +306,7 @@ ones = torch.ones(10)
 print("training:  ", drop.training, drop(ones))
 drop.eval()
 print("evaluation:", drop.training, drop(ones))
-""")
+""", on_pytorch="other random numbers")
 
 ch.markdown(r"""
 `model.train()` and `model.eval()` set the `training` flag of the module **and every module inside
@@ -313,9 +316,9 @@ plain function of its input:
 
 ch.code(r"""
 model.train()
-print("train mode, two calls agree:", torch.allclose(model(xb), model(xb)))
+print("train mode, two calls agree:", torch.allclose(model(probe), model(probe)))
 model.eval()
-print("eval mode,  two calls agree:", torch.allclose(model(xb), model(xb)))
+print("eval mode,  two calls agree:", torch.allclose(model(probe), model(probe)))
 print([(name or "(model)", m.training) for name, m in model.named_modules()])
 """)
 
@@ -326,7 +329,7 @@ ch.markdown(r"""
 
 ch.code(r"""
 with torch.no_grad():
-    scores = model(xb)
+    scores = model(probe)
 print(scores.requires_grad, scores.grad_fn)
 """)
 
@@ -344,12 +347,16 @@ built from `nn.Parameter`s (not from `nn.Linear`):
 
 - a parameter `weight` of shape `(out_features, in_features)`, then a parameter `bias` of shape
   `(out_features,)`, registered in that order so the names match `nn.Linear`'s;
-  with `bias=False` there is no bias: `self.register_parameter("bias", None)`;
+  with `bias=False` there is no bias: `self.register_parameter("bias", None)`, so that `self.bias`
+  is `None` and `named_parameters()` lists the weight only;
 - both filled uniformly from $[-1/\sqrt{\text{in\_features}},\ 1/\sqrt{\text{in\_features}}]$, with
-  learntorch's random numbers (e.g. `Tensor.uniform_(low, high)`), so `torch.manual_seed` repeats them;
-- `forward(x)` returns `x @ weight.T + bias` for `x` of shape `(..., in_features)`.
+  `torch`'s own random numbers (e.g. `Tensor.uniform_(low, high)`), so `torch.manual_seed` repeats
+  them (numpy's or Python's random numbers would not follow the seed);
+- `forward(x)` returns `x @ weight.T + bias` (no bias with `bias=False`) for `x` of shape
+  `(..., in_features)`: a batch of vectors, or a batch of sequences of them.
 
-The check loads `nn.Linear`'s weights into your layer and compares outputs and gradients.
+The check builds your layer with and without bias, loads `nn.Linear`'s weights into it and compares
+outputs and gradients, and looks at its parameters' names, shapes, values and sub-modules.
 """)
 
 ch.solution("03.1", points=3, hint=(
@@ -386,8 +393,14 @@ from course.checks import exercise, check_close, check_equal
 with exercise("03.1"):
     torch.manual_seed(0)
     mine = MyLinear(4, 3)
+    # built from nn.Parameter: no nn.Linear in it, nor under it
+    check_equal(isinstance(mine, nn.Linear), False, name="MyLinear is an nn.Linear (build it from nn.Parameter)")
+    check_equal([name for name, _ in mine.named_children()], [],
+                name="MyLinear(4, 3)'s sub-modules (build it from nn.Parameter, not from nn.Linear)")
     check_equal([(name, tuple(p.shape)) for name, p in mine.named_parameters()],
                 [("weight", (3, 4)), ("bias", (3,))], name="MyLinear(4, 3): named parameters")
+    check_equal([p.dtype for p in mine.parameters()], [torch.float32] * 2,
+                name="MyLinear(4, 3): dtypes of the parameters (float32, as nn.Linear's)")
 
     # the same numbers in both layers: outputs and gradients must then agree
     reference = nn.Linear(4, 3)
@@ -415,19 +428,16 @@ with exercise("03.1"):
     spread = wide.weight.detach().std().item()
     check_close(spread, 0.05 / math.sqrt(3), rtol=0.05,
                 name="MyLinear(400, 300).weight.std(): a uniform distribution on [-0.05, 0.05] has std 0.05/sqrt(3)")
-""")
 
-ch.hidden_check("03.1", r"""
-with exercise("03.1"):
-    check_equal(list(MyLinear(4, 3).children()), [],
-                name="MyLinear's sub-modules (build it from nn.Parameter, not from nn.Linear)")
+    # torch's random numbers: the seed repeats them
     torch.manual_seed(1)
     first = MyLinear(5, 2)
     torch.manual_seed(1)
     again = MyLinear(5, 2)
-    check_close(again.weight, first.weight, name="MyLinear(5, 2).weight twice after torch.manual_seed(1)")
-    check_equal(first.weight.dtype, torch.float32, name="MyLinear(5, 2).weight.dtype")
+    check_close(again.weight, first.weight,
+                name="MyLinear(5, 2).weight twice after torch.manual_seed(1) (draw it with torch's random numbers)")
 
+    # bias=False: no bias at all
     no_bias = MyLinear(4, 3, bias=False)
     check_equal([name for name, _ in no_bias.named_parameters()], ["weight"],
                 name="MyLinear(4, 3, bias=False): named parameters")
@@ -438,10 +448,26 @@ with exercise("03.1"):
     check_close(no_bias(x), reference(x), name="MyLinear(4, 3, bias=False)(x)", inputs={"x": x})
 
     # a batch of sequences: (2, 5, 4) -> (2, 5, 3), as nn.Linear
-    mine, reference = MyLinear(4, 3), nn.Linear(4, 3)
+    reference = nn.Linear(4, 3)
     mine.load_state_dict(reference.state_dict())
     x = torch.randn(2, 5, 4)
     check_close(mine(x), reference(x), name="MyLinear(4, 3)(x) for x of shape (2, 5, 4)", inputs={"x": x})
+""")
+
+ch.hidden_check("03.1", r"""
+with exercise("03.1"):
+    for n_in, n_out in [(1, 1), (7, 2)]:
+        mine, reference = MyLinear(n_in, n_out), nn.Linear(n_in, n_out)
+        mine.load_state_dict(reference.state_dict())
+        x = torch.randn(3, 2, 4, n_in)
+        check_close(mine(x), reference(x), name=f"MyLinear({n_in}, {n_out})(x) for x of shape {tuple(x.shape)}",
+                    inputs={"x": x})
+    no_bias, reference = MyLinear(3, 5, bias=False), nn.Linear(3, 5, bias=False)
+    no_bias.load_state_dict(reference.state_dict())
+    x = torch.randn(4, 3, requires_grad=True)
+    no_bias(x).sum().backward()
+    check_equal([name for name, p in no_bias.named_parameters() if p.grad is None], [],
+                name="parameters of MyLinear(3, 5, bias=False) without a gradient after backward()")
 """)
 
 ch.markdown(r"""
@@ -457,7 +483,9 @@ for each pair of neighbouring sizes, and an `nn.ReLU()` after every Linear excep
 - `forward(x)` first flattens everything after the batch dimension (`x.flatten(1)`), so that a batch
   of digit images `(N, 1, 8, 8)` goes straight in, and returns scores of shape `(N, sizes[-1])`.
 
-Use `nn.Linear` here (this exercise does not depend on your `MyLinear`).
+Use `nn.Linear` and `nn.ReLU` here (this exercise does not depend on your `MyLinear`). The check
+reads the layers in `self.net` and compares your MLP with the same layers written out by hand, for
+one, two and three Linears.
 """)
 
 ch.solution("03.2", points=3, hint=(
@@ -510,11 +538,23 @@ with exercise("03.2"):
 
     x = torch.randn(5, 64)
     check_shape(mlp(x), (5, 10), name="MLP([64, 32, 10])(x)", inputs={"x": x})
-    check_close(mlp(x), mlp_by_hand(state, x, 2), name="MLP([64, 32, 10])(x) against Linear -> ReLU -> Linear",
+    scores = mlp(x)
+    hint = " (no score is negative: a ReLU after the last Linear?)" if bool((scores >= 0).all()) else ""
+    check_close(scores, mlp_by_hand(state, x, 2), name=f"MLP([64, 32, 10])(x) against Linear -> ReLU -> Linear{hint}",
                 inputs={"x": x})
     digits = torch.rand(3, 1, 8, 8)
     check_close(mlp(digits), mlp_by_hand(state, digits, 2), name="MLP([64, 32, 10]) on images of shape (3, 1, 8, 8)",
                 inputs={"images": digits})
+
+    deep = MLP([8, 16, 16, 3])
+    check_equal(isinstance(deep.net, nn.Sequential), True, name="MLP([8, 16, 16, 3]).net is an nn.Sequential")
+    check_equal([type(layer).__name__ for layer in deep.net], ["Linear", "ReLU", "Linear", "ReLU", "Linear"],
+                name="the layers of MLP([8, 16, 16, 3]).net (a ReLU after every Linear except the last)")
+    x = torch.randn(7, 8)
+    check_close(deep(x), mlp_by_hand(deep.state_dict(), x, 3), name="MLP([8, 16, 16, 3])(x)", inputs={"x": x})
+    single = MLP([4, 2])
+    check_equal([type(layer).__name__ for layer in single.net], ["Linear"],
+                name="the layers of MLP([4, 2]).net (one Linear, no ReLU after it)")
 """)
 
 ch.hidden_check("03.2", r"""
@@ -523,9 +563,10 @@ with exercise("03.2"):
     state = deep.state_dict()
     check_equal(list(state), ["net.0.weight", "net.0.bias", "net.2.weight", "net.2.bias",
                               "net.4.weight", "net.4.bias"], name="MLP([8, 16, 16, 3]).state_dict() keys")
-    check_equal(isinstance(deep.net, nn.Sequential), True, name="MLP([8, 16, 16, 3]).net is an nn.Sequential")
-    x = torch.randn(7, 8)
-    check_close(deep(x), mlp_by_hand(state, x, 3), name="MLP([8, 16, 16, 3])(x)", inputs={"x": x})
+    five = MLP([5, 3, 3, 3, 2])
+    x = torch.randn(2, 5, 1)
+    check_close(five(x), mlp_by_hand(five.state_dict(), x, 4), name="MLP([5, 3, 3, 3, 2])(x), x of shape (2, 5, 1)",
+                inputs={"x": x})
 
     # one layer only: no ReLU at all, so negative scores survive
     single = MLP([4, 2])
@@ -542,9 +583,10 @@ with exercise("03.2"):
 ch.markdown(r"""
 ## What's next
 
-You can now package parameters into modules, save them and switch their mode. Next, an **optimizer**
-takes `model.parameters()` and updates them from their gradients, and the **data** chapter feeds a
-model batches of digits with `Dataset` and `DataLoader`: together they make a training loop.
+You can now package parameters into modules, save them and switch their mode. Next,
+[**04 · Losses and optimizers**](04_losses_optimizers.ipynb): a loss says how wrong a model is, and an
+optimizer takes `model.parameters()` and updates them from their gradients. Then the data chapter
+feeds a model batches of digits with `Dataset` and `DataLoader`: together they make a training loop.
 """)
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ from notebook_builder import Chapter
 
 ch = Chapter("05", "data")
 
+# why the cells that use the digits are learntorch only (see the banner)
+DIGITS = "the digits and their transforms ship with learntorch, as learntorch tensors"
+
 ch.markdown(r"""
 # 05 · Data: Datasets, DataLoaders and transforms
 
@@ -30,18 +33,23 @@ in parallel worker processes.
 ch.code(r"""
 import learntorch as torch                     # the same code runs on PyTorch: `import torch`
 from learntorch.utils.data import Dataset, DataLoader, TensorDataset, default_collate
-from learntorch.datasets import Digits, load_digits, transforms
 
 torch.manual_seed(0)                           # every random number below is repeatable
 print("running on", torch.__name__, torch.__version__)
-""")
+""", on_pytorch="it prints PyTorch's name and version")
+
+ch.code(r"""
+from learntorch.datasets import Digits, load_digits, transforms
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
-> **Same code, real PyTorch.** `torch.utils.data` has the same names in the same place. Ready-made
-> datasets and image transforms are not part of PyTorch itself but of the separate `torchvision`
-> package, so that is the one import that changes: `from torchvision import transforms`. The 8×8
-> digits ship with learntorch (so this chapter runs offline); on PyTorch you would use
-> `torchvision.datasets.MNIST` or build them with the `Dataset` you write in exercise 05.1.
+> **Same code, real PyTorch.** `torch.utils.data` has the same names in the same place, and every
+> code cell of this chapter runs unchanged with `import torch` and prints the same, except the cells
+> whose first line says otherwise: `# on PyTorch: ...` (other random numbers) or
+> `# learntorch only: ...`. Those use the 8×8 digits, which ship with learntorch so that this
+> chapter runs offline. Ready-made datasets and image transforms are not part of PyTorch itself but
+> of the separate `torchvision` package: on PyTorch you would use `torchvision.datasets.MNIST` and
+> `from torchvision import transforms`.
 
 ## 1 · The digits
 
@@ -58,7 +66,7 @@ print(test_set)
 
 image, label = train_set[0]
 print("image:", tuple(image.shape), image.dtype, "| label:", label)
-""")
+""", learntorch_only=DIGITS)
 
 ch.code(r"""
 import matplotlib.pyplot as plt
@@ -70,7 +78,7 @@ for i, ax in enumerate(axes):
     ax.set_title(label)
     ax.axis("off")
 plt.show()
-""")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 ## 2 · A Dataset is two methods
@@ -111,7 +119,7 @@ images, labels = load_digits()                 # all 1797: (1797, 1, 8, 8) float
 everything = TensorDataset(images, labels)
 image, label = everything[0]
 print(len(everything), tuple(image.shape), label)
-""")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 ## 3 · DataLoader: from samples to batches
@@ -153,7 +161,7 @@ records = [{"image": train_set[i][0], "label": train_set[i][1], "weight": 0.5, "
 batch = default_collate(records)
 for key, value in batch.items():
     print(f"{key:6s}", (tuple(value.shape), value.dtype) if isinstance(value, torch.Tensor) else value)
-""")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 ### See it: stacking makes a new first dimension
@@ -165,13 +173,13 @@ watch which storage cell it reads.
 """)
 
 ch.code(r"""
-from widgets import TensorExplorer             # learntorch's widgets: not part of PyTorch
+from widgets import TensorExplorer
 
 rows = [torch.tensor([0.0, 1.0, 2.0, 3.0]) + 10 * i for i in range(3)]   # three samples
 stacked = default_collate(rows)
 print("batch shape", tuple(stacked.shape), "stride", stacked.stride())
 TensorExplorer(stacked, views={"batch[1]  (sample 1)": stacked[1], "batch[:, 0]  (feature 0)": stacked[:, 0]})
-""")
+""", learntorch_only="TensorExplorer is one of learntorch's widgets")
 
 ch.markdown(r"""
 Stacking needs samples of equal shape. When they differ — sentences of different lengths, say — the
@@ -217,7 +225,7 @@ for epoch in range(2):
 
 again = DataLoader(ten, batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(0))
 print("new loader, same seed:", [xb.tolist() for (xb,) in again])
-""")
+""", on_pytorch="another order: PyTorch draws its own random numbers")
 
 ch.markdown(r"""
 Without `generator=`, the loader draws its seed from the global generator, so `torch.manual_seed`
@@ -246,7 +254,7 @@ normalize = transforms.Normalize(mean=[mean], std=[std])      # one value per ch
 normalized_set = Digits(train=True, transform=normalize)
 image, _ = normalized_set[0]
 print(f"a normalised image: mean {image.mean().item():.3f}, min {image.min().item():.3f}, max {image.max().item():.3f}")
-""")
+""", learntorch_only=DIGITS)
 
 ch.code(r"""
 augment = transforms.Compose([
@@ -260,7 +268,7 @@ for ax in axes:                                # sample 0, fetched six times: si
     ax.imshow(augmented_set[0][0][0].numpy(), cmap="gray_r")
     ax.axis("off")
 plt.show()
-""")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 ## 7 · Worker processes
@@ -307,7 +315,7 @@ with their own chapter; here `Adam` just does its job). A few seconds of trainin
 ch.code(r"""
 from learntorch import nn
 import learntorch.nn.functional as F
-from widgets import TrainingDashboard          # learntorch's widgets: not part of PyTorch
+from widgets import TrainingDashboard
 
 torch.manual_seed(0)
 train_loader = DataLoader(Digits(train=True, transform=normalize), batch_size=64, shuffle=True,
@@ -341,7 +349,7 @@ for epoch in range(epochs):
 
 dashboard.close()
 print(f"test accuracy after {epochs} epochs: {correct / len(test_set):.3f}")
-""")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 ## Exercises
@@ -358,15 +366,18 @@ holds all 1797 digits, starting from the raw pixel counts that `load_digits(raw=
 
 - `len(dataset)` is 1797;
 - `dataset[i]` is `(image, label)`: `image` a `float32` tensor of shape `(1, 8, 8)` with values
-  scaled to $[0, 1]$ (pixel / 16), `label` the digit as an `int`;
-- when `transform` is given, `dataset[i]` returns `(transform(image), label)`.
+  scaled to $[0, 1]$ (pixel / 16), `label` the digit as a Python `int` (not a tensor: the default
+  collate turns ints into an `int64` batch);
+- when `transform` is given, `dataset[i]` returns `(transform(image), label)`. A transform may
+  change the image it is given in place (many do, to save memory): `dataset[i]` must still give the
+  same image every time, so hand it an image of its own, not the one your dataset keeps.
 
 Tip: convert all images once in `__init__`, not in every `__getitem__`.
 """)
 
-ch.solution("05.1", points=3, hint=(
+ch.solution("05.1", points=3, learntorch_only=DIGITS, hint=(
     "convert once in __init__: pixels.float() / 16, then .unsqueeze(1) for the channel; "
-    "__getitem__ returns (image, int(label))"), source=r"""
+    "__getitem__ returns (image, int(label)), the image a copy"), source=r"""
 class DigitsDataset(Dataset):
     # the 1797 digits as (image float32 (1, 8, 8) in [0, 1], label int)
 
@@ -407,15 +418,22 @@ with exercise("05.1"):
         check_close(image, reference_images[i], name=f"DigitsDataset()[{i}] image (pixel counts / 16)")
         check_equal(int(label), reference_labels[i].item(), name=f"DigitsDataset()[{i}] label")
 
+    check_equal(type(dataset[3][1]).__name__, "int", name="the type of DigitsDataset()[3]'s label (a Python int)",
+                inputs={"label": dataset[3][1]})
     doubled = DigitsDataset(transform=lambda image: image * 2)
     check_close(doubled[5][0], reference_images[5] * 2,
                 name="DigitsDataset(transform=lambda image: image * 2)[5] image")
+    in_place = DigitsDataset(transform=lambda image: image.mul_(2))
+    for call in (1, 2):
+        check_close(in_place[5][0], reference_images[5] * 2,
+                    name=f"DigitsDataset(transform=lambda image: image.mul_(2))[5] image, call {call} (an in-place "
+                         f"transform must get an image of its own, not the one the dataset keeps)")
 
     xb, yb = next(iter(DataLoader(dataset, batch_size=32)))
     check_shape(xb, (32, 1, 8, 8), name="first batch of DataLoader(DigitsDataset(), batch_size=32): images")
     check_equal(yb, reference_labels[:32], name="first batch of DataLoader(DigitsDataset(), batch_size=32): labels")
     check_equal(yb.dtype, torch.int64, name="labels of a batch (an int label collates to int64)")
-""")
+""", learntorch_only=DIGITS)
 
 ch.hidden_check("05.1", r"""
 with exercise("05.1"):
@@ -442,10 +460,11 @@ Write the augmentation `RandomShift(max_shift, generator=None)`: called on an im
 columns right (negative: up, left), every channel by the same amount, with zeros where nothing moved
 in; the input stays unchanged.
 
-- Draw `dy` and `dx` uniformly from the integers `-max_shift, ..., max_shift` (both ends included)
-  with `torch.randint(..., generator=self.generator)`. A seeded generator then repeats the same
-  shifts, whatever else uses the global random numbers; with `generator=None`, `torch.randint` uses
-  the global generator.
+- Draw `dy` and `dx` uniformly from the integers `-max_shift, ..., max_shift` (both ends included),
+  with `torch`'s random numbers from `self.generator`: `torch.randint(..., generator=self.generator)`
+  does it. A seeded generator then repeats the same shifts, whatever else uses the global random
+  numbers; with `generator=None`, `torch.randint` uses the global generator, so `torch.manual_seed`
+  repeats them. The check tries both, and wants to see every shift.
 - `RandomShift(0)` changes nothing. You may assume `max_shift` is smaller than `H` and `W`.
 
 Tip: start from `torch.zeros_like(image)` and copy the part of the image that stays inside the
@@ -504,22 +523,29 @@ def find_shift(original, result):
 with exercise("05.2"):
     image = torch.arange(1.0, 65.0).reshape(1, 8, 8)       # every pixel different, none zero
     untouched = image.clone()
-    check_close(RandomShift(0)(image), image, name="RandomShift(0)(image): no shift at all", inputs={"image": image})
-
     shift = RandomShift(1, generator=torch.Generator().manual_seed(0))
     seen = set()
     for call in range(100):
         result = shift(image)
         check_equal(isinstance(result, torch.Tensor), True, name=f"RandomShift(1) call {call} returns a tensor")
         check_shape(result, (1, 8, 8), name=f"RandomShift(1) call {call}")
+        check_equal(result.dtype, image.dtype, name=f"RandomShift(1) call {call}: dtype (the input's)")
         check_equal(image, untouched, name=f"the input image after call {call} (a transform must not change its input)")
         moved = find_shift(image, result)
         check_equal(moved is not None and max(abs(moved[0]), abs(moved[1])) <= 1, True,
                     name=f"RandomShift(1) call {call}: the image moved by at most 1 pixel each way, zeros filling the gap",
                     inputs={"image": image, "returned": result})
         seen.add(moved)
-    check_equal(sorted(seen), [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)],
-                name="the (dy, dx) shifts seen in 100 calls of RandomShift(1)")
+    hint = ""
+    if seen and all(None not in (moved,) and 1 not in moved for moved in seen):
+        hint = " (never 1: the upper end of torch.randint is left out, so draw from -m to m + 1)"
+    check_equal(sorted(seen, key=str), [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)],
+                name="the (dy, dx) shifts seen in 100 calls of RandomShift(1)" + hint)
+
+    same = RandomShift(0)(image)
+    check_close(same, image, name="RandomShift(0)(image): no shift at all", inputs={"image": image})
+    check_equal(same is image or same.data_ptr() == image.data_ptr(), False,
+                name="RandomShift(0)(image) shares the input's memory (return a new tensor)")
 
 
     def shifts(generator_seed, global_seed, calls=20):
@@ -531,6 +557,22 @@ with exercise("05.2"):
                 name="RandomShift(2) with a generator seeded 7: the same shifts whatever torch.manual_seed says")
     check_equal(shifts(7, global_seed=1) != shifts(8, global_seed=1), True,
                 name="RandomShift(2): generators seeded 7 and 8 give different shifts")
+
+    # no generator: the global one, so torch.manual_seed repeats the shifts
+    torch.manual_seed(3)
+    first = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
+    torch.manual_seed(3)
+    again = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
+    check_equal(first, again, name="RandomShift(1) without a generator, twice after torch.manual_seed(3)")
+
+    # every channel by the same amount, a frame that is not square
+    color = torch.arange(1.0, 106.0).reshape(3, 5, 7)
+    shift = RandomShift(2, generator=torch.Generator().manual_seed(1))
+    for call in range(50):
+        moved = find_shift(color, shift(color))
+        check_equal(moved is not None and max(abs(moved[0]), abs(moved[1])) <= 2, True,
+                    name=f"RandomShift(2) call {call} on a (3, 5, 7) image: all channels moved by the same amount, "
+                         f"at most 2 pixels", inputs={"image": color})
 """)
 
 ch.hidden_check("05.2", r"""
@@ -549,12 +591,8 @@ with exercise("05.2"):
         seen.add(moved)
     check_equal(len(seen), 25, name="number of different shifts seen in 600 calls of RandomShift(2)")
 
-    # no generator: the global one, so torch.manual_seed repeats the shifts
     torch.manual_seed(3)
     first = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
-    torch.manual_seed(3)
-    again = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
-    check_equal(first, again, name="RandomShift(1) without a generator, twice after torch.manual_seed(3)")
     torch.manual_seed(4)
     other = [find_shift(image, RandomShift(1)(image)) for _ in range(20)]
     check_equal(other != first, True,
@@ -565,8 +603,9 @@ ch.markdown(r"""
 ## What's next
 
 You can now turn any data into batches: a `Dataset` says what one sample is, a `DataLoader` batches,
-shuffles and parallelises, transforms prepare and augment. Next, these batches train bigger models —
-a convolutional network sees the digits as images, not as 64 unrelated numbers.
+shuffles and parallelises, transforms prepare and augment. Next, [**06 · Training**](06_training.ipynb)
+puts model, loss, optimizer and loaders together into the training loop, and asks whether the model
+works on digits it has never seen.
 """)
 
 if __name__ == "__main__":

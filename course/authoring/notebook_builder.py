@@ -12,6 +12,17 @@ reading order::
     chapter.hidden_check("03.1", "...")
     chapter.write()            # -> course/solutions/03_modules.ipynb
 
+**Plain PyTorch.**  Every chapter promises that its code runs unchanged with ``import
+torch``.  A code cell is plain PyTorch that prints the same on PyTorch unless it says
+otherwise, and it says so where the learner reads it, on its first line, and in its
+metadata (``"pytorch"``), where tests/course/test_course_plain_pytorch.py reads it::
+
+    chapter.code("...", on_pytorch="other random numbers")        # runs; prints other numbers
+    chapter.code("...", learntorch_only="the widgets draw learntorch's graph")   # does not run
+
+The first becomes a cell starting ``# on PyTorch: other random numbers``, the second
+``# learntorch only: the widgets draw learntorch's graph``.
+
 ``python course/authoring/build_03_modules.py --check`` only compares: it exits with
 status 1 when the stored notebook is not what the script builds (someone edited the
 notebook instead of the script, or forgot to rebuild).
@@ -39,6 +50,27 @@ def _tidy(source):
     return textwrap.dedent(source).strip("\n")
 
 
+ON_PYTORCH, LEARNTORCH_ONLY = "# on PyTorch: ", "# learntorch only: "
+
+
+def _code_cell(source, on_pytorch, learntorch_only):
+    """A code cell, its PyTorch mark (if any) on its first line and in its metadata."""
+    if on_pytorch and learntorch_only:
+        raise ValueError("a cell either runs on PyTorch (on_pytorch=...) or not "
+                         "(learntorch_only=...), not both")
+    body = _tidy(source)
+    if on_pytorch:
+        body = ON_PYTORCH + on_pytorch + "\n" + body
+    elif learntorch_only:
+        body = LEARNTORCH_ONLY + learntorch_only + "\n" + body
+    cell = nbformat.v4.new_code_cell(body)
+    if on_pytorch:
+        cell["metadata"]["pytorch"] = {"runs": True, "same_output": False, "why": on_pytorch}
+    elif learntorch_only:
+        cell["metadata"]["pytorch"] = {"runs": False, "why": learntorch_only}
+    return cell
+
+
 class Chapter:
     """The cells of one chapter, in order, and where they are written."""
 
@@ -60,26 +92,30 @@ class Chapter:
     def markdown(self, text):
         return self._add(nbformat.v4.new_markdown_cell(_tidy(text)), "md")
 
-    def code(self, source):
-        return self._add(nbformat.v4.new_code_cell(_tidy(source)), "code")
+    def code(self, source, *, on_pytorch=None, learntorch_only=None):
+        """A code cell; plain PyTorch unless ``on_pytorch`` says what prints differently
+        there, or ``learntorch_only`` why it cannot run there (see the module's docstring)."""
+        return self._add(_code_cell(source, on_pytorch, learntorch_only), "code")
 
-    def _exercise_cell(self, exercise, role, source, **extra):
+    def _exercise_cell(self, exercise, role, source, on_pytorch=None, learntorch_only=None,
+                       **extra):
         if not exercise.startswith(self.number + "."):
             raise ValueError(f"exercise {exercise!r} does not belong to chapter {self.number}")
-        cell = nbformat.v4.new_code_cell(_tidy(source))
+        cell = _code_cell(source, on_pytorch, learntorch_only)
         cell["metadata"]["learntorch"] = {"exercise": exercise, "role": role, **extra}
         return self._add(cell, f"ex{exercise}-{role}")
 
-    def solution(self, exercise, source, *, points, hint):
+    def solution(self, exercise, source, *, points, hint, on_pytorch=None, learntorch_only=None):
         """The cell the learner writes: its answer between BEGIN/END SOLUTION lines."""
         body = _tidy(source)
         if body.count(_BEGIN) == 0 or body.count(_BEGIN) != body.count(_END):
             raise ValueError(f"solution of {exercise} needs matching {_BEGIN!r} / {_END!r} lines")
-        return self._exercise_cell(exercise, "solution", body, points=points, hint=hint)
+        return self._exercise_cell(exercise, "solution", body, on_pytorch, learntorch_only,
+                                   points=points, hint=hint)
 
-    def check(self, exercise, source):
+    def check(self, exercise, source, *, on_pytorch=None, learntorch_only=None):
         """A check the learner sees and runs: specific feedback, from course.checks."""
-        return self._exercise_cell(exercise, "check", source)
+        return self._exercise_cell(exercise, "check", source, on_pytorch, learntorch_only)
 
     def hidden_check(self, exercise, source):
         """More cases, graded but never shown to the learner."""

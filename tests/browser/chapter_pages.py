@@ -86,6 +86,36 @@ _SCROLL_TO_TOP = f"""async () => {{
   await frame();
 }}"""
 
+# Per DOM cell, the images of its outputs that failed to load (an <img> with no picture:
+# the browser reports it as broken, even inside a closed accordion)
+_BROKEN_IMAGES = """() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell');
+  return Array.from(cells, cell => Array.from(
+    cell.querySelectorAll('.jp-OutputArea-output img'),
+    img => img.complete && img.naturalWidth === 0).filter(Boolean).length);
+}"""
+
+# Every graph picture (Graphviz's SVG of widgets._dot, shown by show_graph or the stepper) as the
+# page shows it: its cell, its width on screen, and the smallest node text in CSS pixels there
+# (font size in the drawing's units times the scale the page draws it at).
+_GRAPH_PICTURES = """() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell');
+  const found = [];
+  cells.forEach((cell, index) => {
+    for (const svg of cell.querySelectorAll('.jp-OutputArea-output svg')) {
+      const title = svg.querySelector(':scope > g > title');
+      if (!title || title.textContent !== 'learntorch_graph') continue;
+      const box = svg.getBoundingClientRect();
+      if (box.width === 0) continue;  // not shown (a static picture behind a live view)
+      const scale = box.width / svg.viewBox.baseVal.width;
+      const sizes = Array.from(svg.querySelectorAll('g.node text'),
+                               t => parseFloat(t.getAttribute('font-size')) * scale);
+      found.push({index, width: box.width, text_px: Math.min(...sizes)});
+    }
+  });
+  return found;
+}"""
+
 _SHUT_DOWN_AND_CLOSE = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
   await panel.sessionContext.shutdown();
@@ -234,9 +264,33 @@ class ChapterInLab(NotebookInLab):
         finally:
             self.page.set_viewport_size(viewport)
 
+    def broken_images(self):
+        """``{cell index: count}`` of the output images that failed to load."""
+        return {index: count for index, count in enumerate(self.page.evaluate(_BROKEN_IMAGES))
+                if count}
+
+    def graph_pictures(self, screenshots=None):
+        """Every graph picture shown (``GraphPicture``); each saved as ``screenshots/cell_NN.png``
+        when a folder is given."""
+        pictures = [GraphPicture(**found) for found in self.page.evaluate(_GRAPH_PICTURES)]
+        if screenshots is not None:
+            Path(screenshots).mkdir(parents=True, exist_ok=True)
+            cells = self.page.locator(".jp-Notebook .jp-Cell")
+            for picture in pictures:
+                area = cells.nth(picture.index).locator(".jp-Cell-outputArea")
+                area.screenshot(path=str(Path(screenshots) / f"cell_{picture.index:02d}.png"))
+        return pictures
+
     def shut_down(self):
         """Stop this chapter's kernel and close its tab (the next chapter gets the CPU)."""
         self.page.evaluate(_SHUT_DOWN_AND_CLOSE)
+
+
+@dataclass
+class GraphPicture:
+    index: int          # its cell
+    width: float        # CSS pixels, as shown
+    text_px: float      # the smallest node text, CSS pixels, as shown
 
 
 @dataclass
@@ -247,6 +301,8 @@ class ChapterRun:
     never_ran: list     # code cells without an execution count
     errors: list        # CellError, every cell
     widgets: list       # WidgetOutput, every widget view the kernel sent
+    broken_images: dict = None   # {cell index: how many of its images failed to load}
+    graphs: list = None          # GraphPicture, every graph picture shown
 
     def errors_outside_exercises(self):
         return [str(e) for e in self.errors if e.index not in self.exercises]
@@ -271,15 +327,18 @@ class ChapterRun:
 
 def run_chapter(page, url, path, cell_timeout_s, widgets_settle_s, screenshot=None):
     """Open the notebook ``path`` (served at ``url``), run every code cell in turn, let the
-    widgets settle, save a picture of it all to ``screenshot`` (if given), read what it shows,
-    shut its kernel down."""
+    widgets settle, save a picture of it all to ``screenshot`` (if given, and of each graph
+    beside it), read what it shows, shut its kernel down."""
     chapter = ChapterInLab(page, url, path)
     try:
         chapter.run_every_cell_in_turn(cell_timeout_s)
         chapter.wait_until_widgets_settle(widgets_settle_s)
+        graphs_folder = None
         if screenshot is not None:
             chapter.screenshot_whole_notebook(screenshot)
+            graphs_folder = Path(screenshot).with_suffix("")  # chapters/02_autograd/cell_NN.png
         return ChapterRun(Path(path).name, chapter.exercises, chapter.cells_that_never_ran(),
-                          chapter.errors_by_cell(), chapter.widget_outputs())
+                          chapter.errors_by_cell(), chapter.widget_outputs(),
+                          chapter.broken_images(), chapter.graph_pictures(graphs_folder))
     finally:
         chapter.shut_down()

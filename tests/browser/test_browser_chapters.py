@@ -9,6 +9,9 @@ not solved the exercises yet would (see chapter_pages.py).  Then:
 * every widget output shows a live view: no "Error displaying widget", nothing
   left "Loading widget..." once the widget manager has settled;
 * each chapter shows at least one widget (DESIGN.md, section 6);
+* no output image fails to load (an empty image is a broken one to the browser);
+* every graph picture (show_graph, BackpropStepper) is at most 1050 px wide as shown, with
+  node text of at least 10 px (each saved as ``test-artifacts/browser/chapters/NN_topic/``);
 * a picture of the whole run chapter is saved as
   ``test-artifacts/browser/chapters/NN_topic.png``, to look at.
 
@@ -81,6 +84,20 @@ def test_every_widget_output_renders_a_live_view(chapter_run):
         f"{chapter_run.name}: widget outputs that did not render")
 
 
+def test_no_output_image_fails_to_load(chapter_run):
+    assert chapter_run.broken_images == {}, (
+        f"{chapter_run.name}: output images that failed to load, {{cell index: count}}")
+
+
+MAX_GRAPH_WIDTH_PX, MIN_GRAPH_TEXT_PX = 1050, 10
+
+
+def test_every_graph_picture_fits_with_readable_text(chapter_run):
+    too_big = [g for g in chapter_run.graphs
+               if g.width > MAX_GRAPH_WIDTH_PX or g.text_px < MIN_GRAPH_TEXT_PX]
+    assert not too_big, f"{chapter_run.name}: graph pictures too wide or with text too small"
+
+
 def test_the_chapter_shows_a_widget(chapter_run):
     assert chapter_run.live_widgets(), (
         f"{chapter_run.name} shows no widget; every chapter shows at least one (DESIGN.md, "
@@ -112,6 +129,7 @@ PLANTED_FAULTS = {
         code_cell("def stub2():\n    return 0", "99.2", "solution"),                # 6
         code_cell("stub2()  # a check that does not call a raising stub",
                   "99.2", "check"),                                                 # 7
+        code_cell("ipywidgets.Image(format='png')  # no picture: a broken image"),  # 8
     ],
     "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                 "language": "python"}},
@@ -132,6 +150,7 @@ def test_the_checks_see_every_planted_fault(jupyter_lab, page, tmp_path):
     # the exercise whose check did not raise is reported, the one whose check did is not
     assert run.exercises_whose_checks_did_not_raise() == {"99.2": [7]}
     # the slider is live; the orphan view is reported with what JupyterLab shows
-    assert [w.index for w in run.live_widgets()] == [1]
+    assert [w.index for w in run.live_widgets()] == [1, 8]
+    assert run.broken_images == {8: 1}
     [problem] = run.widget_problems()
     assert problem.startswith("cell 2: ") and "Error displaying widget" in problem

@@ -131,3 +131,36 @@ def test_the_widget_view_renders_and_its_control_changes_the_picture(
     assert after is not None, f"using the {section.control()} did not change what {section.name} shows"
 
     area.screenshot(path=str(artifacts / f"{section.name}.png"))
+
+
+# ---- what the issue-13 walk found, checked where a learner sees it ------------------------------
+
+_WIDGET_VIEWS = """(area) => Array.from(area.querySelectorAll(':scope .jp-OutputArea-child'))
+  .filter(child => child.querySelector('.jp-OutputArea-output > .jupyter-widgets')).length"""
+
+# the dashboard's progress line: an inline <code>; broken over lines it has several boxes
+_PROGRESS_LINE_BOXES = """(area) => {
+  const code = area.querySelector('.widget-html-content code');
+  return code ? code.getClientRects().length : -1;
+}"""
+
+_BROKEN_IMAGES = """(area) => Array.from(area.querySelectorAll('img'))
+  .filter(img => img.complete && img.naturalWidth === 0).length"""
+
+
+def test_a_dashboard_cell_ending_with_the_dashboard_shows_one_dashboard(gallery):
+    area = gallery.output_area("# gallery: TrainingDashboard")
+    assert gallery.wait_for_widget_view(area) == []
+    assert area.evaluate(_WIDGET_VIEWS) == 1
+
+
+def test_the_dashboard_progress_line_stays_on_one_line(gallery):
+    area = gallery.output_area("# gallery: TrainingDashboard")
+    assert gallery.wait_for_widget_view(area) == []
+    assert area.evaluate(_PROGRESS_LINE_BOXES) == 1, "the progress line (ETA ...) breaks"
+
+
+def test_the_optimizer_explorer_has_no_broken_image(gallery):
+    area = gallery.output_area("# gallery: OptimizerExplorer")
+    assert gallery.wait_for_widget_view(area) == []
+    assert area.evaluate(_BROKEN_IMAGES) == 0

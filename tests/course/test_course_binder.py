@@ -33,6 +33,17 @@ def test_requirements_are_pinned_to_the_tested_versions_and_install_the_reposito
                                          f"the tests run with {version(name)}; update the pin")
 
 
+def test_binder_installs_what_a_learner_installs():
+    """Binder is a learner's environment: the engine, JupyterLab, the widgets and what the
+    chapters use (pyproject.toml's dependencies and `lab` extra, as `make lab`), and the
+    kernel that runs them; none of the test machinery."""
+    from test_project_setup import extra_requirements, requirement_name
+
+    learner = {requirement_name(r) for r in extra_requirements("lab")}
+    pinned = {line.split("==")[0].lower() for line in requirement_lines()[:-1]}
+    assert pinned == learner | {"ipykernel"}
+
+
 def test_apt_runtime_and_scripts():
     assert (BINDER / "apt.txt").read_text().split() == ["graphviz"]
     assert (BINDER / "runtime.txt").read_text().strip() == "python-3.11"

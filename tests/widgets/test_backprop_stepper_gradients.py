@@ -105,10 +105,10 @@ def test_a_non_scalar_output_steps_with_the_gradient_given():
     np.testing.assert_array_equal(x.grad.numpy(), (2 * x.detach() * seed).numpy())
 
 
-def test_the_graph_survives_so_backward_still_works_afterwards():
-    # the stepper runs with retain_graph=True: a later backward() adds the gradients again
+def test_with_retain_graph_backward_still_works_afterwards():
+    # as after loss.backward(retain_graph=True): a later backward() adds the gradients again
     loss, params = broadcast_affine()
-    stepper = BackpropStepper(loss, params=params)
+    stepper = BackpropStepper(loss, params=params, retain_graph=True)
     stepper.run_to_end()
     once = params["w"].grad.numpy().copy()
     loss.backward()

@@ -1,5 +1,6 @@
 """The stepper's history: one record per node in engine order, values frozen at their step,
-going back without re-running, and Reset restoring ``.grad`` and replaying identically."""
+going back without re-running, the leaves' ``.grad`` following the step shown (step 0: as before
+backward; the end: as after it), Reset showing step 0, and the graph left as backward leaves it."""
 import numpy as np
 import pytest
 
@@ -70,9 +71,9 @@ def test_leaf_grads_shown_at_a_step_are_the_values_of_that_step():
                   if n.is_leaf and n.variable is params["w"]) + 1
     stepper.run_to_end()
     final = params["w"].grad.numpy().copy()
-    # a later backward adds into w.grad *in place*: a record that kept a reference
-    # instead of a copy would now show the doubled value
-    loss.backward()
+    # adding into w.grad *in place*: a record that kept a reference instead of a copy would
+    # now show the doubled value
+    params["w"].grad += params["w"].grad
     params["b"].grad.zero_()
 
     stepper.go_to(w_step - 1)
@@ -106,7 +107,28 @@ def test_grads_before_any_step_are_what_the_leaves_held():
 
 
 @pytest.mark.parametrize("seed_grad", [None, [1.0, 2.0, 3.0]], ids=["no-grad", "with-grad"])
-def test_reset_restores_grads_and_replays_identically(seed_grad):
+def test_the_leaves_hold_what_backward_had_left_at_the_step_shown(seed_grad):
+    loss, params = affine(seed_grad)
+    plain_loss, plain = affine(seed_grad)
+    plain_loss.backward()
+    stepper = BackpropStepper(loss, params=params)
+    stepper.run_to_end()
+    for name in plain:
+        np.testing.assert_array_equal(params[name].grad.numpy(), plain[name].grad.numpy())
+
+    stepper.go_to(0)  # as before backward: the seed, or None
+    assert (params["w"].grad is None) if seed_grad is None else params["w"].grad.tolist() == seed_grad
+    assert params["b"].grad is None
+    for k in range(stepper.n_steps + 1):  # every step: the leaves hold the recorded .grad
+        stepper.go_to(k)
+        for leaf, recorded in zip(stepper.leaves, stepper.leaf_grads()):
+            assert (leaf.grad is None) if recorded is None else leaf.grad.tolist() == recorded.tolist()
+    for name in plain:  # and the end is backward's end again
+        np.testing.assert_array_equal(params[name].grad.numpy(), plain[name].grad.numpy())
+
+
+@pytest.mark.parametrize("seed_grad", [None, [1.0, 2.0, 3.0]], ids=["no-grad", "with-grad"])
+def test_reset_shows_step_0_and_replays_the_record_identically(seed_grad):
     loss, params = affine(seed_grad)
     stepper = BackpropStepper(loss, params=params)
     stepper.run_to_end()
@@ -115,7 +137,7 @@ def test_reset_restores_grads_and_replays_identically(seed_grad):
 
     stepper.go_to(2)
     stepper.reset()
-    assert stepper.position == 0 and stepper.history == []
+    assert stepper.position == 0 and stepper.current is None
     if seed_grad is None:
         assert params["w"].grad is None
     else:
@@ -135,9 +157,33 @@ def test_reset_in_the_middle_then_stepping_to_the_end_equals_backward():
     stepper = BackpropStepper(loss, params=params)
     stepper.go_to(stepper.n_steps - 1)  # b.grad is set by now, w.grad not yet
     stepper.reset()
-    stepper.run_to_end()
+    stepper.run_to_end()  # the engine goes on from where it stopped, onto the .grad it left
     for name in plain:
         np.testing.assert_array_equal(params[name].grad.numpy(), plain[name].grad.numpy())
+
+
+def test_at_the_end_the_graph_is_freed_as_backward_frees_it():
+    torch = require_torch()
+    loss, _ = affine()
+    BackpropStepper(loss).run_to_end()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time") as ours:
+        loss.backward()
+    # PyTorch says the same after a first backward
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    twice = (x.exp() * x).sum()
+    twice.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        twice.backward()
+    assert "retain_graph=True" in str(ours.value)
+
+
+def test_retain_graph_keeps_it_as_for_backward():
+    loss, params = affine()
+    stepper = BackpropStepper(loss, params=params, retain_graph=True)
+    stepper.run_to_end()
+    once = params["w"].grad.numpy().copy()
+    loss.backward()  # adds the gradients a second time, as after backward(retain_graph=True)
+    np.testing.assert_allclose(params["w"].grad.numpy(), 2 * once, rtol=1e-6)
 
 
 def test_go_to_out_of_range_is_an_index_error_naming_the_range():

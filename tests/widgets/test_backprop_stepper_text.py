@@ -107,7 +107,30 @@ def test_broadcast_sum_is_explained_with_dims_and_shapes():
             in stepper.describe())
     stepper.go_to(4)  # MulBackward0: w was broadcast from (3,) over the 4 rows
     assert "summed over dims (0,) to match input shape (3,)" in stepper.describe()
-    assert "∂out/∂b = a, so it gets g · a = [4., 4., 4.]" in stepper.describe()
+    assert ("input b -> leaf w, into w.grad (AccumulateGrad, node 4): ∂out/∂b = a, so it gets "
+            "g · a = [4., 4., 4.]") in stepper.describe()
+
+
+def test_each_input_of_an_add_is_named_with_the_leaf_it_reaches():
+    # add sends the very same gradient object to both inputs: each still gets its own line
+    a = learntorch.tensor(1.0, requires_grad=True)
+    b = learntorch.tensor(2.0, requires_grad=True)
+    stepper = BackpropStepper(a + b, params={"a": a, "b": b})
+    stepper.go_to(1)
+    assert [s.position for s in stepper.current.sent] == [0, 1]
+    lines = [text for kind, text in stepper.step_lines() if kind == "sent"]
+    assert lines[0].startswith("input a -> leaf a, into a.grad")
+    assert lines[1].startswith("input b -> leaf b, into b.grad")
+    assert "alpha: torch.add's multiplier, 1 for a + b" in stepper.describe()
+
+
+def test_the_chain_rule_text_brackets_what_it_multiplies():
+    x = learntorch.tensor(0.5, requires_grad=True)
+    stepper = BackpropStepper(x.tanh(), params={"x": x})
+    stepper.go_to(1)
+    expected = float(1 - np.tanh(0.5) ** 2)
+    assert (f"input x -> leaf x, into x.grad (AccumulateGrad, node 1): ∂out/∂x = 1 − tanh²x, "
+            f"so it gets g · (1 − tanh²x) = {format_values(np.float32(expected))}") in stepper.describe()
 
 
 def test_no_broadcast_no_sum_sentence():

@@ -13,7 +13,7 @@ import pytest
 
 import learntorch
 from learntorch.autograd.graph import walk
-from widgets import show_graph
+from widgets import BackpropStepper, show_graph
 from widgets._dot import build_dot, build_graph
 
 torch = pytest.importorskip("torch")
@@ -90,17 +90,18 @@ def test_names_from_params_label_leaves_and_the_output():
     loss, x, w = small_regression()
     dot = show_graph(loss, params={"x": x, "w": w, "loss": loss}).dot
     labels = [label_of(dot, i) for i in ("v3", "v4", "out")]
-    assert labels[0].startswith("{x\\n(1, 3)") or labels[1].startswith("{x\\n(1, 3)")
-    assert any(lab.startswith("{w\\n(3, 1)") for lab in labels)
-    assert labels[2].startswith("{loss\\n()")
-    assert label_of(show_graph(loss).dot, "out").startswith("{output\\n()")
+    # left to right, a record's cells stack up and down: no { } around them
+    assert labels[0].startswith("x\\n(1, 3) | ") or labels[1].startswith("x\\n(1, 3) | ")
+    assert any(lab.startswith("w\\n(3, 1) | ") for lab in labels)
+    assert labels[2].startswith("loss\\n() | ")
+    assert label_of(show_graph(loss).dot, "out").startswith("output\\n() | ")
 
 
 def test_model_named_parameters_label_the_leaves():
     model = learntorch.nn.Linear(2, 1)
     loss = model(learntorch.ones(1, 2)).sum()
     dot = show_graph(loss, params=dict(model.named_parameters())).dot
-    assert "{weight\\n(1, 2)" in dot and "{bias\\n(1,)" in dot
+    assert 'label="weight\\n(1, 2) | ' in dot and 'label="bias\\n(1,) | ' in dot
 
 
 def test_small_data_and_grad_show_with_four_significant_digits_like_torch():
@@ -123,22 +124,46 @@ def test_large_tensors_show_a_summary_instead_of_values():
     a = big.detach().numpy().astype(np.float64)
     assert "(20, 30)" in label and "float32" in label
     for word, value in (("min", a.min()), ("mean", a.mean()), ("max", a.max())):
-        assert f"{word} {value:.4g}" in label
+        assert f"{word} {value:.3g}" in label  # a summary says how big: 3 significant digits
     assert label.count(",") < 10  # not 600 numbers
+
+
+def test_more_than_six_values_are_summarised_so_that_a_record_stays_narrow():
+    bias = learntorch.linspace(-1, 1, 10).requires_grad_()   # chapter 03's head.bias: 10 values
+    label = label_of(show_graph((bias * 2).sum(), {"head.bias": bias}).dot, "v2")
+    assert "data float32\\nmin -1\\nmean 0\\nmax 1" in label
+    six = learntorch.arange(6.0).requires_grad_()
+    assert "data [0, 1, 2, 3, 4, 5]" in build_dot(six.sum())
 
 
 def test_max_values_sets_the_line_between_values_and_summary():
     a = learntorch.arange(6.0).requires_grad_()
     assert "data [0, 1, 2, 3, 4, 5]" in build_dot(a.sum(), max_values=6)
     assert "min 0\\nmean 2.5\\nmax 5" in build_dot(a.sum(), max_values=5)
+    assert "data [0, 1, 2, 3, 4, 5]" in build_dot(a.sum())   # the default is 6
 
 
-def test_legend_names_every_colour():
+def test_legend_names_every_colour_the_picture_has_in_one_row():
     dot = show_graph(small_regression()[0]).dot
     legend = dict(re.findall(r"^    legend_(\w+) \[label=\"([^\"]*)\"", dot, flags=re.M))
-    assert legend == {"leaf": "leaf that requires grad", "saved": "saved for backward (dashed)",
+    assert legend == {"leaf": "leaf (requires grad)", "saved": "saved for backward",
                       "output": "output", "op": "op (backward node)"}
     assert "subgraph cluster_legend" in dot
+    # left to right, one row: consecutive columns, held by invisible edges
+    assert re.findall(r"legend_(\w+) -> legend_(\w+) \[style=\"invis\"\]", dot) == [
+        ("leaf", "saved"), ("saved", "output"), ("output", "op")]
+    top_down = show_graph(small_regression()[0], direction="TB").dot
+    assert "{ rank=same; legend_leaf; legend_saved; legend_output; legend_op; }" in top_down
+    # only the kinds that are drawn: nothing saved here, no orange in the legend
+    a = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    assert "legend_saved" not in show_graph((a * 2).sum()).dot
+
+
+def test_the_message_under_the_graph_is_not_repeated_in_the_legend_box():
+    a = learntorch.tensor([1.0, 2.0], requires_grad=True)
+    dot = BackpropStepper((a * 2).sum()).dot_source()
+    legend = dot[dot.index("subgraph cluster_legend"):dot.index("  }\n")]
+    assert "label=\"gold" not in legend and "label=\"gold" in dot[dot.index("  }\n"):]
 
 
 def test_saved_tensors_are_marked_as_torch_saves_them():
@@ -153,7 +178,7 @@ def test_saved_tensors_are_marked_as_torch_saves_them():
     tloss = (tx.exp() * torch.tensor([1.0, 2.0, 3.0])).sum()
     exp_result = tloss.grad_fn.next_functions[0][0].next_functions[0][0]._saved_result
     saved = [n for n in graph.nodes if n.kind == "saved"]
-    assert [n.fields[0] for n in saved] == ["saved: output of Exp\n(3,)"]
+    assert [n.fields[0] for n in saved] == ["saved output\nof Exp\n(3,)"]
     assert saved[0].fields[1] == "data [" + ", ".join(f"{v:.4g}" for v in exp_result.tolist()) + "]"
     assert 'style="filled,dashed"' in node_lines(dot)[saved[0].id]
     # w is a leaf saved by Mul: its own box gets the dashed orange border, no copy
@@ -161,17 +186,21 @@ def test_saved_tensors_are_marked_as_torch_saves_them():
     assert w_node.saved and 'color="darkorange"' in node_lines(dot)[w_node.id]
     x_node = next(n for n in graph.nodes if n.kind == "leaf" and n.fields[0].startswith("x"))
     assert not x_node.saved  # exp saved its result, not x
-    saved_edges = {(e.src, e.dst) for e in graph.edges if e.kind.startswith("saved")}
     ids = {i.name: f"n{i.id}" for i in walk(loss)}
     mul, exp = ids["MulBackward0"], ids["ExpBackward0"]
-    assert saved_edges == {(saved[0].id, mul), (w_node.id, mul), (exp, saved[0].id)}
+    # a leaf saved: its arrow goes the forward way; a tensor drawn on its own is written from
+    # each op that keeps it and drawn pointing back at it, so it sits after that op
+    assert {(e.src, e.dst) for e in graph.edges if e.kind == "saved"} == {(w_node.id, mul)}
+    assert {(e.src, e.dst) for e in graph.edges if e.kind == "kept"} == {
+        (mul, saved[0].id), (exp, saved[0].id)}
+    assert f'{mul} -> {saved[0].id} [style="dashed", color="darkorange", dir="back"]' in dot
 
 
 def test_a_leaf_alone_draws_its_accumulate_grad_node():
     a = learntorch.tensor([1.0, 2.0], requires_grad=True)
     view = show_graph(a, {"a": a})
     assert [n.id for n in view.graph.nodes] == ["n0", "v0"]
-    assert label_of(view.dot, "v0") == "{a\\n(2,) | data [1, 2] | grad None}"
+    assert label_of(view.dot, "v0") == "a\\n(2,) | data [1, 2] | grad None"
     assert repr(view) == "GraphView(2 nodes: 1 value, 1 op)"
 
 

@@ -52,9 +52,9 @@ def fake_renders(monkeypatch, widths):
 
 
 @pytest.mark.parametrize("lr_pt, tb_pt, chosen", [
-    (900, 600, "LR"),     # 1200 px: fits as it is
-    (1200, 600, "LR"),    # 1600 px: shrinks to 3/4 in a 1200 px output, still readable
-    (1500, 900, "TB"),    # 2000 px: top to bottom is narrower
+    (600, 900, "LR"),     # 800 px: fits as it is
+    (825, 600, "LR"),     # 1100 px: still shows at its own size in a 1200 px output
+    (900, 600, "TB"),     # 1200 px: it would shrink; top to bottom is narrower
     (1500, 1600, "LR"),   # wide either way: the narrower, left to right
 ])
 def test_auto_direction_is_left_to_right_unless_far_too_wide(monkeypatch, lr_pt, tb_pt, chosen):
@@ -67,8 +67,8 @@ def test_top_to_bottom_records_run_across_and_the_mlp_picks_it():
     view = show_graph(loss, model=mlp)
     lr, tb = (view.graph.to_dot(direction=d) for d in ("LR", "TB"))
     assert 'rankdir="LR"' in lr and 'rankdir="TB"' in tb
-    # a record's cells run across the ranks: wrapped in { } left to right, bare top to bottom
-    assert 'label="{0.weight\\n(4, 3) | data' in lr and 'label="0.weight\\n(4, 3) | data' in tb
+    # a record's cells stack up and down: bare left to right, wrapped in { } top to bottom
+    assert 'label="0.weight\\n(4, 3) | data' in lr and 'label="{0.weight\\n(4, 3) | data' in tb
     widths = {d: natural_size(graphviz.render(view.graph.to_dot(direction=d))[0])[0]
               for d in ("LR", "TB")}
     expected = ("LR" if widths["LR"] <= graphviz.LEFT_TO_RIGHT_MAX_PX

@@ -157,13 +157,31 @@ def test_divergence_shows_in_the_legend_and_status():
     assert explorer.loss_plot.ax.get_ylim()[1] <= 2e4 * explorer.losses["SGD"][0]
 
 
+def images_in(widget):
+    """Every ipywidgets Image inside ``widget`` (what the page will show as <img>)."""
+    import ipywidgets
+    if isinstance(widget, ipywidgets.Image):
+        return [widget]
+    return [image for child in getattr(widget, "children", ()) for image in images_in(child)]
+
+
 def test_phase_button_draws_the_diagram_for_the_quadratic(explorer):
     c = explorer.controls
+    view = explorer.view()
+    assert c.phase_image not in images_in(view)   # nothing drawn yet: no empty image in the page
     c.phase_button.click()  # not the quadratic: says what to do, draws nothing
-    assert c.phase_image.value == b"" and "quadratic" in c.phase_button.description
+    assert c.phase_image not in images_in(view) and "quadratic" in c.phase_button.description
     c.surface.value = "quadratic"
     c.phase_button.click()
-    assert bytes(c.phase_image.value).startswith(b"\x89PNG")
+    assert bytes(c.phase_image.value).startswith(b"\x89PNG") and c.phase_image in images_in(view)
+
+
+def test_no_image_in_the_view_is_ever_empty(explorer):
+    # an <img> without bytes is a failed load to the browser, shown or not
+    c = explorer.controls
+    for action in (lambda: None, c.step.click, c.phase_button.click):
+        action()
+        assert all(len(image.value) > 0 for image in images_in(explorer.view()))
 
 
 def test_static_svg_and_mimebundle(explorer):

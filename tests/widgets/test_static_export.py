@@ -36,7 +36,7 @@ CELLS = {
         stepper = BackpropStepper(loss, params=dict(mlp.named_parameters()))
         stepper.go_to(3)
         stepper
-        """, ["gold: the node running now"]),
+        """, ["gold, red border: the node running now"]),
     "OptimizerExplorer": ("""
         explorer = OptimizerExplorer("rosenbrock", optimizers=["SGD", "Adam"])
         explorer.step(20)

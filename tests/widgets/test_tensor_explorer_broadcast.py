@@ -138,3 +138,20 @@ def test_picture_marks_the_reused_elements_and_the_sums():
     again.select_index(1, 2)
     assert again.static_svg() == svg                     # deterministic
     assert repr(view) == "BroadcastView(a (3, 1) + b (4,) -> (3, 4), index (1, 2))"
+
+
+def test_the_upstream_gradient_is_shown_so_every_sum_can_be_redone_by_hand():
+    view = TensorExplorer.broadcast((4, 3), (3,), op="mul")
+    text = view.describe()
+    assert ("g = ∂loss/∂out, the gradient that arrives from above (grad=): 1, 2, 3, ..., 12 (the "
+            "default), in the result's shape (4, 3)") in text
+    # b.grad[0] from the numbers on screen: g's column 0 times a's column 0 (both 1, 4, 7, 10)
+    g, a = np.arange(1, 13).reshape(4, 3), np.arange(1, 13).reshape(4, 3)
+    assert int((g[:, 0] * a[:, 0]).sum()) == 166
+    assert "b.grad[0] = (g*a)[0, 0] + (g*a)[1, 0] + (g*a)[2, 0] + (g*a)[3, 0] = 1·1 + 4·4 + 7·7 + 10·10 = 166" \
+        in text
+    svg = view.static_svg()
+    assert "g = ∂loss/∂out" in svg
+    assert svg.count(">12<") >= 2   # g's last element drawn, next to a's
+    ones = TensorExplorer.broadcast((4, 3), (3,), grad=torch.ones(4, 3))
+    assert "(grad=): all 1;" in ones.describe()

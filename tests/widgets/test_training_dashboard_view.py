@@ -73,7 +73,7 @@ def test_live_view_progress_bar_status_and_image_follow_training():
         dash.step(loss=_one_step(model, opt).item(), batch_size=16)
     assert bar.value == 3
     # 7 steps left at 0.5 s each: 3.5 s, shown rounded
-    assert "[############........] 3/5" in status.value and "ETA 0:04" in status.value
+    assert "step 3/5" in status.value and "ETA 0:04" in status.value
     assert image.value != first_picture and dash.plot_redraws == 3
 
 
@@ -194,11 +194,13 @@ def test_auto_mode_is_text_outside_a_kernel_and_a_widget_inside(monkeypatch):
     shown = []
 
     class Handle:
-        def update(self, obj):
-            shown.append(("update", obj._repr_mimebundle_()))
+        def update(self, bundle, raw=False):
+            assert raw
+            shown.append(("update", bundle))
 
-    def fake_display(obj, display_id=False):
-        shown.append(("display", obj._repr_mimebundle_()))
+    def fake_display(bundle, raw=False, display_id=False):
+        assert raw and display_id
+        shown.append(("display", bundle))
         return Handle()
 
     import IPython.display
@@ -235,3 +237,36 @@ def test_curves_catch_up_when_a_notebook_cell_ends(monkeypatch):
     assert dash.plot_redraws == 2
     dash.close()
     assert callbacks == {}                  # a closed dashboard stops listening
+
+
+def test_a_cell_that_makes_a_dashboard_and_ends_with_it_shows_one(monkeypatch):
+    import IPython
+    import IPython.display
+    shell = types.SimpleNamespace(kernel=object(), execution_count=7)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    shown = []
+
+    def fake_display(bundle, raw=False, display_id=False):
+        shown.append(bundle)
+        return types.SimpleNamespace(update=lambda *args, **kwargs: None)
+
+    monkeypatch.setattr(IPython.display, "display", fake_display)
+    dash = TrainingDashboard(epochs=1, steps_per_epoch=2, clock=lambda: 0.0)   # shows itself
+    dash._ipython_display_()            # the cell ends with `dash`: already on screen
+    assert len(shown) == 1
+    shell.execution_count = 8           # a later cell shows it again
+    dash._ipython_display_()
+    assert len(shown) == 2 and "application/vnd.jupyter.widget-view+json" in shown[1]
+    quiet = TrainingDashboard(epochs=1, steps_per_epoch=2, display=False, clock=lambda: 0.0)
+    quiet._ipython_display_()           # never shown by itself: the cell's last line shows it
+    assert len(shown) == 3
+
+
+def test_the_progress_line_of_the_view_never_breaks():
+    dash = _widget_dashboard([1.0])
+    for _ in range(3):
+        dash.step(loss=0.5, accuracy=0.9, batch_size=8)
+    progress, status = dash.view().children[0], dash.view().children[0].children[1]
+    assert status.value.startswith("<code style='white-space:nowrap'>")
+    assert "[#" not in status.value and "step 3/5" in status.value   # the widget has a bar of its own
+    assert progress.layout.flex_flow == "row wrap"   # narrow: the whole line moves under the bar
