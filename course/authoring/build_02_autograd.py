@@ -29,7 +29,9 @@ the walk.
 - explain why gradients add up in `.grad`, and use `retain_graph`, `torch.no_grad()` and `detach()`;
 - predict the gradient of an input that was broadcast (a sum over the broadcast dimensions);
 - write your own `torch.autograd.Function` with `ctx.save_for_backward`, and verify it with
-  `torch.autograd.gradcheck`.
+  `torch.autograd.gradcheck`;
+- open the engine's own files in reading order and follow `a * b + c` and `backward()` through
+  them, with `code_walk` listing every function your expression runs.
 """)
 
 ch.code(r"""
@@ -400,6 +402,52 @@ in every column, because it ignores which output the gradient came from.
 """)
 
 ch.markdown(r"""
+## 6 · Read the engine
+
+Everything this chapter showed -- the recorded graph, the chain rule node by node, gradients that
+add up, broadcasting's sums, your own `Function` -- is learntorch code you can open. Its *reference
+tier* is written to be read, in this order (the folder `learntorch/` of the course's repository):
+
+1. `_tensor.py` -- a `Tensor` is an array plus `requires_grad`, `grad`, `grad_fn`; `Tensor._wrap`
+   makes every tensor; `backward()` hands over to the engine;
+2. `autograd/function.py` -- `Function.apply`: when the tape records, it makes the `BackwardNode`
+   (your `ctx`), runs `forward` with recording off, and makes the node the output's `grad_fn`;
+3. `ops/arithmetic.py` -- `Mul` and `Add`, each a `Function` like your `MySigmoid`: `forward`
+   computes on arrays through the backend, `backward` is written with tensors;
+4. `backends/reference.py` -- the numpy backend: the primitive array operations every op calls
+   (you can pass your own with `learntorch.backends.use(...)`);
+5. `ops/reductions.py` -- `Sum`, and `SumToSize`: broadcasting's backward, `Tensor.sum_to_size`;
+6. `autograd/engine.py` -- `backward_steps`: the walk back, node by node, that the stepper above
+   showed you.
+
+`code_walk` runs a piece of code and lists every learntorch function it entered, file by file, in
+the order it reached them, with each function's lines of code (not counting comments, blank lines
+and docstrings). Here it follows this section's example, `a * b + c` with `c` broadcast:
+""")
+
+ch.code(r"""
+from learntorch.utils.code_walk import code_walk
+
+a = torch.randn(3, 4, requires_grad=True)
+b = torch.randn(3, 4, requires_grad=True)
+c = torch.randn(4, requires_grad=True)
+walk = code_walk(lambda: (a * b + c).sum().backward())
+print(f"{len(walk.functions)} functions, {walk.lines} lines of code, {len(walk.files)} files")
+walk
+""", learntorch_only="code_walk traces learntorch's own source")
+
+ch.markdown(r"""
+Open the files in the order of the table and read the functions it lists: that is everything the
+line `(a * b + c).sum().backward()` runs. Try your own expression too -- a `tanh`, a `mean`, a
+matrix product -- and see which files it adds.
+
+learntorch also has a *fast tier* (`learntorch/_fast/`): the same bookkeeping done with fewer
+Python steps, and compiled kernels in the backend. It is on by default, and tests prove it computes
+exactly what the reference tier computes. `code_walk` always walks the reference tier; to run your
+own code in it, use `with torch.tiers.use("reference"): ...`.
+""")
+
+ch.markdown(r"""
 ## Exercises
 
 Each exercise has a cell for your code and a check cell below it. Replace the
@@ -529,9 +577,9 @@ dimensions, a tensor of shape exactly `shape`:
 If `shape` cannot be broadcast to `grad.shape` (sizes that differ and are not 1, or more
 dimensions than `grad`), raise a `RuntimeError` whose message names both shapes.
 
-Write the sums yourself with `Tensor.sum`: the engine's own version (`learntorch.ops.broadcast`,
-shown after the exercise) and PyTorch's `Tensor.sum_to_size` are off limits, and the check reads
-your function's code to make sure. It then compares your function with the gradients the engine
+Write the sums yourself with `Tensor.sum`: the engine's own version, `Tensor.sum_to_size` (the
+same name as PyTorch's, shown after the exercise), is off limits, and the check reads your
+function's code to make sure. It then compares your function with the gradients the engine
 gives to `a` in `a + other`.
 """)
 
@@ -609,8 +657,9 @@ with exercise("02.2"):
 """)
 
 ch.markdown(r"""
-The engine's own version is `sum_to_shape` in `learntorch/ops/broadcast.py`: a dozen lines, worth
-reading next to yours.
+The engine's own version is `SumToSize` in `learntorch/ops/reductions.py` (it is what
+`Tensor.sum_to_size` runs, and what the engine calls for every broadcast input): a dozen lines,
+worth reading next to yours.
 
 ## What's next
 
