@@ -58,9 +58,7 @@ class Tensor:
         """
         t = Tensor.__new__(Tensor)
         _init_from_array(t, array)
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
+        return t.requires_grad_(True) if requires_grad else t
 
     def _view_of(self, array):
         """A tensor over ``array``, which is a numpy view of this tensor's memory."""
@@ -264,10 +262,9 @@ class Tensor:
         """(node, output index) that gradients for this tensor flow into."""
         if self._grad_fn is not None:
             return (self._grad_fn, self._output_nr)
-        node = self._accumulate_node
-        if node is None:
-            node = self._accumulate_node = AccumulateGrad(self)
-        return (node, 0)
+        if self._accumulate_node is None:  # a leaf: its AccumulateGrad node, made on first use
+            self._accumulate_node = AccumulateGrad(self)
+        return (self._accumulate_node, 0)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute d(self)/d(leaf) for every leaf that requires grad, into ``leaf.grad``."""
@@ -456,9 +453,8 @@ def _init_from_array(t, array):
     t._dtype = _NUMPY_TO_DTYPE.get(array.dtype) or _dtypes.from_numpy_dtype(array.dtype)
     # a device array (learntorch.backends.cuda.CudaArray) says where it lives
     t._device = CPU if array.__class__ is np.ndarray else array.tensor_device
-    t._requires_grad = False
-    t._grad_fn = None
-    t._version_counter = [0]  # shared with its views; in-place ops count up
+    # no history yet; the version counter is shared with its views, in-place ops count up
+    t._requires_grad, t._grad_fn, t._version_counter = False, None, [0]
 
 
 def _root_array(a):

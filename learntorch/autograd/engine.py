@@ -76,8 +76,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     tensors = _as_tuple(tensors)
     grads = make_grads(tensors, _as_tuple(grad_tensors))
     inputs = None if inputs is None else backward_inputs(inputs)
-    retain_graph = create_graph if retain_graph is None else retain_graph  # torch's default
-    run_backward(tensors, grads, retain_graph, create_graph, inputs)
+    run_backward(tensors, grads, create_graph if retain_graph is None else retain_graph,
+                 create_graph, inputs)  # (retain_graph follows create_graph unless given)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -170,9 +170,8 @@ def _count_dependencies(roots):
         for nxt, _ in stack.pop()._edges:
             if nxt is not None:
                 if nxt not in dependencies:
-                    dependencies[nxt] = 0
-                    stack.append(nxt)
-                dependencies[nxt] += 1
+                    stack.append(nxt)  # first time seen: walk on from it too
+                dependencies[nxt] = dependencies.get(nxt, 0) + 1
     return dependencies
 
 
@@ -211,14 +210,12 @@ def _call_backward(node, grads, retain_graph):
 def _fit(node, i, g, meta):
     """Make gradient ``g`` of input ``i`` match the input: sum broadcast dims, cast dtype."""
     shape, dtype = meta
-    if g.shape != shape:
+    if g._data.shape != shape:
         try:
             g = g.sum_to_size(shape)  # broadcasting's backward: sum over the broadcast dims
         except RuntimeError:
             _raise_wrong_gradient_shape(node, i, g, shape)
-    if g.dtype is not dtype:
-        g = g.to(dtype)
-    return g
+    return g if g._dtype is dtype else g.to(dtype)
 
 
 def _raise_wrong_gradient_shape(node, i, g, shape):
@@ -339,13 +336,13 @@ def _zeros_where_missing(node, grads):
 def make_grads(outputs, grad_outputs):
     """The gradients backward starts from: ``grad_outputs``, checked, or for a one-element
     output (a loss) the gradient 1 -- dLoss/dLoss."""
-    grads = list(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
+    grads = list(grad_outputs or [None] * len(outputs))
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             _raise_not_in_graph(i)
         if grads[i] is not None:
             grads[i] = _checked_gradient(i, grads[i], out)
-        elif out.numel() == 1:
+        elif out._data.size == 1:
             grads[i] = out._wrap(np.ones_like(out._data))  # 1, of out's shape, dtype and device
         else:
             _raise_not_scalar(out)

@@ -80,20 +80,17 @@ class BackwardNode:
 
     def __init__(self, function, args=(), recorded=False):
         self._function = function
-        self._saved = None
-        self.constants = None  # numbers a built-in op keeps for backward (not tensors)
+        self._saved = self.constants = None  # (constants: numbers a built-in op keeps)
         self.needs_input_grad = tuple(_requires_grad(a) for a in args)
         # next_functions lists tensor arguments only, as torch's does
         self._number_positions = tuple(i for i, a in enumerate(args) if not _is_tensor(a))
-        self._output_meta = ()
+        self._edges = self._input_meta = self._output_meta = ()
         if recorded:
             self._edges = tuple(a._edge() if needs else _NO_EDGE
                                 for a, needs in zip(args, self.needs_input_grad))
             self._input_meta = tuple((a._data.shape, a._dtype) if needs else None
                                      for a, needs in zip(args, self.needs_input_grad))
             self._sequence_nr = next(_sequence)
-        else:
-            self._edges = self._input_meta = ()
 
     # ---- what forward uses ----
     def save_for_backward(self, *tensors):
@@ -221,6 +218,7 @@ class AccumulateGrad:
                  "__weakref__")
     _output_meta = (None,)  # one output, like every node (the engine counts its slots)
     _input_meta = ()        # and no inputs: nothing flows on from a leaf
+    _saved = None           # a leaf saves nothing: release() has nothing to free
     materialize_grads = False
 
     def __init__(self, variable):
@@ -240,8 +238,7 @@ class AccumulateGrad:
         accumulate_grad(self.variable, grad_outputs[0], grad_mode._state.enabled)
         return ()
 
-    def release(self):
-        pass  # a leaf saves nothing
+    release = BackwardNode.release
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"
@@ -362,23 +359,16 @@ def _link_outputs(ctx, outputs, args):
     Returns the outputs: an input that forward returned unchanged comes back as a
     new view of it, so the caller's tensor (maybe a leaf) keeps its own history.
     """
-    single = not isinstance(outputs, tuple)
-    outs = [outputs] if single else list(outputs)
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    outs = tuple(_returned_input(ctx, o) if any(o is a for a in args) else o for o in outs)
     non_diff = ctx._non_differentiable or ()
-    meta = []
     for i, o in enumerate(outs):
-        if not _is_tensor(o):
-            meta.append(None)
-            continue
-        if any(o is a for a in args):
-            o = outs[i] = _returned_input(ctx, o)
-        meta.append((o._data.shape, o._dtype))
-        if o._dtype.is_floating_point and id(o) not in non_diff:
+        if _is_tensor(o) and o._dtype.is_floating_point and id(o) not in non_diff:
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
-    ctx._output_meta = tuple(meta)
+    ctx._output_meta = tuple((o._data.shape, o._dtype) if _is_tensor(o) else None for o in outs)
     if ctx._saved is not None and any(t is o for t in ctx._saved for o in outs):
         _detach_saved_outputs(ctx, outs)  # (exp, tanh, ... keep their output)
-    return outs[0] if single else tuple(outs)
+    return outs if isinstance(outputs, tuple) else outs[0]
 
 
 def _detach_saved_outputs(ctx, outputs):

@@ -33,9 +33,8 @@ def _operands(a, b, op, dtype=None):
             check_same_device(a, b)
         if a._data.shape != b._data.shape:
             _check_broadcast(a._data.shape, b._data.shape, op)
-    if dtype is None:
-        same = isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype
-        dtype = a._dtype if same else _dtypes.result_type(a, b)
+        dtype = dtype or (a._dtype if a._dtype is b._dtype else None)  # nothing to promote
+    dtype = dtype or _dtypes.result_type(a, b)
     return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
 
 
@@ -97,16 +96,13 @@ def _save(ctx, a, b):
     """Keep the operands backward needs: tensors as saved tensors (so an in-place change
     is caught), numbers as constants.  Pass None for an operand no gradient formula uses:
     torch lets you change a tensor in place when no formula needs it."""
-    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                          b if isinstance(b, Tensor) else None)
-    ctx.constants = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+    ctx.save_for_backward(*(x if isinstance(x, Tensor) else None for x in (a, b)))
+    ctx.constants = tuple(None if isinstance(x, Tensor) else x for x in (a, b))
 
 
 def _load(ctx):
     """The two operands ``_save`` kept: saved tensors (version-checked) or numbers."""
-    ta, tb = ctx.saved_tensors
-    ca, cb = ctx.constants
-    return (ta if ta is not None else ca), (tb if tb is not None else cb)
+    return tuple(t if t is not None else c for t, c in zip(ctx.saved_tensors, ctx.constants))
 
 
 def _scaled(y, alpha, dtype):
@@ -142,9 +138,10 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # d(a + alpha * b) = da + alpha * db
+        # d(a + alpha * b) = da + alpha * db; one gradient per argument given (alpha is optional
+        # and a number: None)
         alpha = ctx.constants
-        return grad, (grad if alpha == 1 else grad * alpha), None
+        return (grad, grad if alpha == 1 else grad * alpha, None)[:len(ctx.needs_input_grad)]
 
 
 class Sub(Function):
@@ -165,7 +162,7 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         alpha = ctx.constants
-        return grad, (-grad if alpha == 1 else grad * -alpha), None
+        return (grad, -grad if alpha == 1 else grad * -alpha, None)[:len(ctx.needs_input_grad)]
 
 
 class Rsub(Sub):

@@ -25,11 +25,6 @@ from ._helpers import as_array, wrap
 from .linalg import require_tensors
 
 
-def _expand_back(grad, shape, dims, keepdim):
-    """Broadcast ``grad`` (the reduced shape) back to ``shape`` over ``dims``."""
-    return ExpandBack.apply(grad, shape, dims, keepdim)
-
-
 class ExpandBack(Function):
     """A reduction's backward: every element that went into an output gets that output's
     gradient -- ``grad`` broadcast back over the reduced ``dims`` (torch's expand).
@@ -40,9 +35,8 @@ class ExpandBack(Function):
     @staticmethod
     def forward(ctx, grad, shape, dims, keepdim):
         ctx.dims, ctx.keepdim = dims, keepdim
-        g = grad._data
-        if not keepdim and g.ndim:  # put back the reduced dims, as size 1
-            g = g.reshape([1 if d in dims else n for d, n in enumerate(shape)])
+        g = grad._data if keepdim else grad._data.reshape(  # put back the reduced dims, as 1s
+            [1 if d in dims else n for d, n in enumerate(shape)])
         return Tensor._wrap(backends.current.broadcast_to(g, shape))
 
     @staticmethod
@@ -57,17 +51,15 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
-        a = x._data
-        if dtype is not None:
-            a = a.astype(dtype.np)
-        elif not x._dtype.is_floating_point:
-            a = a.astype(np.int64)  # torch sums bool/integer tensors as int64
-        # (numpy would widen an int32 sum to int64 by itself; torch keeps the dtype asked for)
-        return wrap(as_array(backends.current.sum(a, dims, keepdim), dtype=a.dtype))
+        # torch sums bool and integer tensors as int64, unless a dtype is asked for (and keeps
+        # the dtype asked for, where numpy would widen an int32 sum to int64 by itself)
+        dtype = dtype or (x._dtype if x._dtype.is_floating_point else _dtypes.int64)
+        a = x._data if x._data.dtype == dtype.np else x._data.astype(dtype.np)
+        return wrap(as_array(backends.current.sum(a, dims, keepdim), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        return ExpandBack.apply(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
 class SumToSize(Function):
@@ -83,19 +75,17 @@ class SumToSize(Function):
     @staticmethod
     def forward(ctx, x, shape):
         a = x._data
-        leading = a.ndim - len(shape)
-        if leading < 0 or builtins.any(n != 1 and n != m for n, m in zip(shape, a.shape[leading:])):
+        lead = a.ndim - len(shape)  # the dims ``shape`` lacks, in front
+        if lead < 0 or builtins.any(n != 1 and n != m for n, m in zip(shape, a.shape[lead:])):
             raise RuntimeError(f"size {list(shape)} is not expandable to size {list(a.shape)}: "
                                "sum_to_size sums a tensor down to a shape it was broadcast from")
-        dims = tuple(range(leading)) + tuple(
-            leading + d for d, n in enumerate(shape) if n == 1 and a.shape[leading + d] != 1)
-        ctx.shape, ctx.dims = a.shape, dims
-        summed = backends.current.sum(a, dims, True) if dims else a.copy()
-        return Tensor._wrap(summed.reshape(shape))
+        ctx.shape, ctx.dims = a.shape, tuple(range(lead)) + tuple(
+            lead + d for d, n in enumerate(shape) if n == 1 and a.shape[lead + d] != 1)
+        return Tensor._wrap(backends.current.sum(a, ctx.dims, True).reshape(shape))
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.shape, ctx.dims, False), None
+        return ExpandBack.apply(grad, ctx.shape, ctx.dims, False), None
 
 
 class SumAll(Sum):
@@ -117,7 +107,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        return ExpandBack.apply(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
 class MeanAll(Mean):
@@ -141,10 +131,10 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+        g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x._data == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
-            return g * _expand_back(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
+            return g * ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
         return g * _product_of_others(x, ctx.dims), None, None, None
 
@@ -188,10 +178,10 @@ class _Extreme(Function):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        full = _expand_back(out, x.shape, ctx.dims, ctx.keepdim)
+        full = ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim)
         mask = (x == full)
         count = mask.sum(dim=ctx.dims, keepdim=True)
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+        g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         return g * mask / count, None, None
 
 
@@ -283,7 +273,7 @@ def _variance_grad(ctx, x, grad):
     (The mean's own dependence on x_i drops out: the deviations sum to zero.)
     """
     centered = x - x.mean(dim=ctx.dims, keepdim=True)
-    g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+    g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
     return g * centered * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
 
 
@@ -334,7 +324,7 @@ class VarMean(Function):
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
         x, = ctx.saved_tensors
-        from_mean = _expand_back(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+        from_mean = ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
         return _variance_grad(ctx, x, grad_var) + from_mean, None, None, None
 
 
@@ -351,7 +341,7 @@ class StdMean(Function):
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
         x, std = ctx.saved_tensors
-        from_mean = _expand_back(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+        from_mean = ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
         return (_variance_grad(ctx, x, _std_to_var_grad(grad_std, std)) + from_mean,
                 None, None, None)
 
@@ -373,8 +363,8 @@ class Logsumexp(Function):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x))
-        full = _expand_back(out, x.shape, ctx.dims, ctx.keepdim)
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+        full = ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim)
+        g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         return g * (x - full).exp(), None, None
 
 
@@ -410,8 +400,8 @@ class Norm(Function):
         p = ctx.p
         if p == 0:  # a count is piecewise constant: no gradient, as in torch
             return None, None, None, None
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        n = _expand_back(norm, x.shape, ctx.dims, ctx.keepdim)
+        g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
+        n = ExpandBack.apply(norm, x.shape, ctx.dims, ctx.keepdim)
         if p in (float("inf"), float("-inf")):
             # like amax(|x|): ties share the gradient, with the sign of each x
             mask = x.abs() == n
@@ -466,8 +456,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims when None); ``Tensor.sum``."""
     if not isinstance(input, Tensor):
         require_tensors("sum", ("input", input))
-    if dtype is not None:
-        dtype = _dtypes.to_dtype(dtype)
+    dtype = None if dtype is None else _dtypes.to_dtype(dtype)
     return (SumAll if dim is None else Sum).apply(input, _dims(input, dim), keepdim, dtype)
 
 

@@ -10,7 +10,8 @@
 It runs your function once to warm up (imports, caches), then again under
 Python's tracer, and records every learntorch function entered.  Each function
 counts once, with its *lines of code*: the lines of its source that are not blank,
-not comments and not docstrings -- what you have to read to follow it.  By default
+not comments, not docstrings and not decorators (``@staticmethod`` is part of the
+``def`` line it stands on) -- what you have to read to follow it.  By default
 the walk runs in the reference tier (``learntorch.tiers``): the engine exactly as
 written in ``learntorch/autograd`` and ``learntorch/ops``, on the numpy backend.
 
@@ -120,7 +121,7 @@ def lines_of_code(code):
     except (OSError, TypeError):
         return 0
     source = textwrap.dedent("".join(source_lines))
-    docstring_lines = _docstring_lines(source)
+    skipped = _docstring_lines(source) | _decorator_lines(source)
     counted = set()
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -128,11 +129,22 @@ def lines_of_code(code):
                               tokenize.DEDENT, tokenize.ENDMARKER):
                 continue
             for line in range(token.start[0], token.end[0] + 1):
-                if line not in docstring_lines:
+                if line not in skipped:
                     counted.add(line)
     except (tokenize.TokenError, IndentationError):
         return len([line for line in source_lines if line.strip()])
     return len(counted)
+
+
+def _decorator_lines(source):
+    """Line numbers of the decorators of the functions and classes in ``source``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {line for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for d in node.decorator_list for line in range(d.lineno, d.end_lineno + 1)}
 
 
 def _docstring_lines(source):

@@ -13,14 +13,14 @@ from .registry import register as _register
 def add_backward(ctx, grad):
     """Replaces ``Add.backward``: grad, alpha * grad."""
     alpha = ctx.constants
-    return grad, (grad if alpha == 1 else grad * alpha), None
+    return (grad, grad if alpha == 1 else grad * alpha, None)[:len(ctx.needs_input_grad)]
 
 
 @_register(arithmetic.Sub, arithmetic.Rsub)
 def sub_backward(ctx, grad):
     """Replaces ``Sub.backward``: grad, -alpha * grad."""
     alpha = ctx.constants
-    return grad, (-grad if alpha == 1 else grad * -alpha), None
+    return (grad, -grad if alpha == 1 else grad * -alpha, None)[:len(ctx.needs_input_grad)]
 
 
 def _load(ctx):
