@@ -159,10 +159,12 @@ def _verdict(check_kind, actual, expected, *, name, inputs=None, options=None):
                   "expected": None if expected is None else _complete_expected(expected),
                   "options": options or {}}
         if _grading.mode == "sandbox":
+            # the grader judges; here the cell only goes on as the learner's would
             _grading.report({"check": record})
-            return
+            if expected is None or check_kind == "call":
+                return
     failure = _obs.compare(check_kind, actual, expected, options)
-    if _grading.mode is not None:
+    if _grading.mode == "trusted":
         record["failure"] = None if failure is None else failure.message(name)
         _grading.report({"check": record})
     if failure is not None:

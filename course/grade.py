@@ -187,7 +187,8 @@ class _Batch:
         self.notebook_timeout, self.hidden, self.base = notebook_timeout, hidden, base
         self.report = report
         self.accounts = queue.Queue()
-        self.all_accounts = sandbox.accounts(jobs, isolation)
+        self.held = sandbox.Accounts(jobs, isolation)
+        self.all_accounts = self.held.held
         for account in self.all_accounts:
             sandbox.check_account(isolation, account)
             self.accounts.put(account)
@@ -221,7 +222,8 @@ class _Batch:
         when the source does not pass its own checks under grading."""
         start = time.monotonic()
         rng = {}
-        kernel = self.kernel(account, "trusted", start + _TRUSTED_DEADLINE, self.limits)
+        limits = dataclasses.replace(self.limits, cpu_seconds=_TRUSTED_DEADLINE)
+        kernel = self.kernel(account, "trusted", start + _TRUSTED_DEADLINE, limits)
         try:
             prelude = kernel.execute(_PRELUDE.format(mode="trusted", channel=kernel.channel),
                                      max(self.timeout, 300), silent=True)
@@ -250,7 +252,9 @@ class _Batch:
         if stop is not None:
             problems.append(f"cell {stop + 1} did not finish ({runs[stop].status})")
         for index, run in runs.items():
-            if run.status == "error" and (index in plan.role_of or index not in plan.solution_of):
+            if index not in plan.role_of:
+                continue   # a teaching cell may show a failing check on purpose
+            if run.status == "error":
                 problems.append(f"cell {index + 1} raised {judge._error_text(run)}")
             for record in run.records:
                 if "malformed" in record or record["check"].get("failure"):
@@ -280,8 +284,8 @@ class _Batch:
     def _grade(self, account, graded):
         plan, trusted = graded.plan, self.trusted[graded.plan.chapter]
         budget = self.notebook_timeout or (3 * self.timeout + 4 * trusted.seconds + 60)
-        limits = dataclasses.replace(self.limits,
-                                     cpu_seconds=int(math.ceil(budget)) + 60)
+        limits = dataclasses.replace(
+            self.limits, cpu_seconds=self.limits.cpu_seconds or int(math.ceil(budget)) + 60)
         deadline = time.monotonic() + budget
         while True:
             kernel = self.kernel(account, "sandbox", deadline, limits)
@@ -431,6 +435,7 @@ def grade(source_dir, submissions, *, timeout=DEFAULT_TIMEOUT, jobs=1, workdir=N
     base = _base_folder(workdir)
     hidden = [str(Path(source_dir).resolve()), base] + [str(p) for p in protect] + \
         sorted({str(p.parent) for p in unique}) + ([str(workdir)] if workdir else [])
+    batch = None
     try:
         batch = _Batch(chosen, limits, timeout, notebook_timeout, jobs, hidden, base, report)
         needed = sorted({s.plan.chapter for s in pending})
@@ -446,7 +451,9 @@ def grade(source_dir, submissions, *, timeout=DEFAULT_TIMEOUT, jobs=1, workdir=N
                         os.chmod(entry, 0o755 if os.path.isdir(entry) else 0o644)
             list(pool.map(lambda one: batch.with_account(batch.grade_one, one), pending))
     finally:
-        for account in sandbox.accounts(jobs, chosen) if chosen.dedicated else []:
-            sandbox.sweep(account)
+        if batch is not None:
+            for account in batch.all_accounts if chosen.dedicated else []:
+                sandbox.sweep(account)   # nothing a submission started outlives grading
+            batch.held.release()
         shutil.rmtree(base, ignore_errors=True)
     return graded

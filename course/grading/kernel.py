@@ -221,7 +221,7 @@ class Kernel:
                         return
                 elif socket is self.iopub:
                     self._receive(self.iopub)
-                else:
+                elif self.pipe is not None:
                     self._read_pipe()
         self.stop_process()
         self.stderr.seek(0)
@@ -250,8 +250,7 @@ class Kernel:
             if socket is not None:
                 socket.close(linger=0)
         if getattr(self, "pipe", None) is not None:
-            os.close(self.pipe)
-            self.pipe = None
+            self._close_pipe()
         self.stderr.close()
 
     def exit_status(self):
@@ -300,7 +299,8 @@ class Kernel:
                 if error.errno == errno.EAGAIN:
                     return
                 raise
-            if not chunk:
+            if not chunk:   # every writer is gone (the kernel died, or closed it)
+                self._close_pipe()
                 return
             self.record_bytes += len(chunk)
             self._buffer += chunk
@@ -313,6 +313,12 @@ class Kernel:
             if len(self._buffer) > _MAX_RECORD:
                 self._buffer = b""
                 self.record_bytes = float("inf")   # one endless line: over any limit
+
+    def _close_pipe(self):
+        if self.pipe is not None:
+            self.poller.unregister(self.pipe)
+            os.close(self.pipe)
+            self.pipe = None
 
     def _over_limit(self):
         if self.output_bytes > self.limits.output_mb * 1024 * 1024:
@@ -338,7 +344,7 @@ class Kernel:
                 return self._ended("timeout", start)
             ready = dict(self.poller.poll(int(1000 * min(0.5, self.deadline - now,
                                                              cell_deadline - now)) + 1))
-            if self.pipe in ready:
+            if self.pipe is not None and self.pipe in ready:
                 self._read_pipe()
             if self.iopub in ready:
                 for _ in range(1000):
@@ -350,7 +356,8 @@ class Kernel:
                 message = self._receive(self.shell)
                 if message and message["msg_type"] == "execute_reply" and \
                         message.get("parent_header", {}).get("msg_id") == msg_id:
-                    self._read_pipe()   # what the cell wrote before it replied
+                    if self.pipe is not None:
+                        self._read_pipe()   # what the cell wrote before it replied
                     self._drain_iopub()
                     if self._over_limit():
                         return self._ended("output", start)
@@ -361,8 +368,9 @@ class Kernel:
                         ename=observation.cap(content.get("ename", ""), 300) if failed else "",
                         evalue=observation.cap(content.get("evalue", "")) if failed else ""),
                         start)
-            if not ready and not self.alive():
-                self._read_pipe()
+            if not self.alive():
+                if self.pipe is not None:
+                    self._read_pipe()
                 return self._ended("died", start)
 
     def _finish(self, run, start):

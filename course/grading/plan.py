@@ -172,9 +172,12 @@ class Plan:
                 if isinstance(node, ast.Call) and finder.name(node):
                     site = Site(len(self.sites) + 1, index, finder.name(node), False, False)
                     node._learntorch_site = site
+                    # withheld in check cells only: a teaching cell's check (one that
+                    # shows a failure, say) is no secret and must behave as the learner saw
                     expected = finder.expected(node)
-                    site.withheld = bool(expected)
-                    for argument in expected:
+                    site.withheld = bool(expected) and self.role_of.get(index) in (
+                        "check", "hidden-check")
+                    for argument in expected if site.withheld else []:
                         argument._learntorch_expected_of = site
                     self.sites[site.number] = site
         analysis = Analysis(lambda call: getattr(call, "_learntorch_site", None) is not None,
@@ -191,6 +194,7 @@ class Plan:
                 site = getattr(node, "_learntorch_site", None)
                 if site is not None and id(node) in analysis.relational:
                     site.relational = True
+                    site.withheld = False   # the submission computes its own reference
             has_sites = any(s.cell == index for s in self.sites.values())
             for store, withhold in ((self._trusted, False), (self._sandbox, True)):
                 if has_sites:

@@ -58,7 +58,8 @@ class Limits:
     """What one submission's kernel may use.  Each limit, when hit, is its own status
     in the gradebook (see course/grading/judge.py)."""
     memory_mb: int = 2048       # address space of each process (RLIMIT_AS)
-    cpu_seconds: int = 600      # CPU time of each process (RLIMIT_CPU)
+    cpu_seconds: int = None     # CPU time of each process (RLIMIT_CPU); by default the
+                                # submission's time limit plus a minute (one thread each)
     processes: int = 256        # processes and threads of the sandbox's user (RLIMIT_NPROC)
     open_files: int = 256       # file descriptors of each process (RLIMIT_NOFILE)
     file_size_mb: int = 64      # any one file it writes (RLIMIT_FSIZE)
@@ -137,31 +138,64 @@ class Account:
     gid: int
 
 
-def accounts(jobs, isolation):
-    """One account per parallel job: ``learntorch-grader-N`` when the isolation has
-    dedicated users (created with ``useradd --system`` the first time), else the
-    grader's own user for all."""
-    if not isolation.dedicated:
-        me = pwd.getpwuid(os.getuid()).pw_name
-        return [Account(me, os.getuid(), os.getgid())] * jobs
-    found = []
-    for number in range(1, jobs + 1):
-        name = f"{USER_PREFIX}{number}"
-        try:
-            entry = pwd.getpwnam(name)
-        except KeyError:
-            done = subprocess.run(
-                ["useradd", "--system", "--user-group", "--no-create-home",
-                 "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
-                 "--comment", "learntorch grading sandbox", name],
-                capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"cannot create the grading user {name}: "
-                                   f"{done.stderr.strip() or done.returncode}; create it with "
-                                   f"useradd --system --user-group {name}")
-            entry = pwd.getpwnam(name)
-        found.append(Account(name, entry.pw_uid, entry.pw_gid))
-    return found
+def _user(name):
+    """The dedicated user ``name``, created (``useradd --system``) when it is missing."""
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        pass
+    done = subprocess.run(
+        ["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
+         "/nonexistent", "--shell", "/usr/sbin/nologin", "--comment",
+         "learntorch grading sandbox", name], capture_output=True, text=True)
+    if done.returncode != 0 and "already exists" not in done.stderr:
+        raise RuntimeError(f"cannot create the grading user {name}: "
+                           f"{done.stderr.strip() or done.returncode}; create it with: "
+                           f"useradd --system --user-group {name}")
+    return pwd.getpwnam(name)
+
+
+class Accounts:
+    """The users a grading run's kernels run as, one per parallel job.
+
+    With dedicated users, each is held with a lock for as long as the grading run
+    lasts: two grading runs at once (two instructors, or the test suite's workers)
+    never share one, so one run's clean-up (``sweep``) or process limit never
+    touches the other's kernels.  Without them, every job uses the grader's user."""
+
+    LOCKS = "/run/learntorch-grading"
+    MOST = 64
+
+    def __init__(self, jobs, isolation):
+        self.held, self.locks = [], []
+        if not isolation.dedicated:
+            me = pwd.getpwuid(os.getuid()).pw_name
+            self.held = [Account(me, os.getuid(), os.getgid())] * jobs
+            return
+        import fcntl
+        folder = self.LOCKS if os.path.isdir("/run") else tempfile.gettempdir()
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for number in range(1, self.MOST + 1):
+            if len(self.held) == jobs:
+                break
+            lock = open(os.path.join(folder, f"{USER_PREFIX}{number}.lock"), "w")
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                lock.close()
+                continue
+            entry = _user(f"{USER_PREFIX}{number}")
+            self.locks.append(lock)
+            self.held.append(Account(entry.pw_name, entry.pw_uid, entry.pw_gid))
+        if len(self.held) < jobs:
+            self.release()
+            raise RuntimeError(f"all {self.MOST} grading users are busy with other grading "
+                               f"runs; wait for one to end, or use fewer --jobs")
+
+    def release(self):
+        for lock in self.locks:
+            lock.close()
+        self.locks = []
 
 
 def check_account(isolation, account):

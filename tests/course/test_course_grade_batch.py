@@ -54,6 +54,6 @@ def test_a_hundred_submissions_are_graded_in_parallel(tmp_path, capsys):
         kind = submission.path.parent.name.split("-", 1)[1]
         assert sum(r.points for r in submission.rows) == EXPECTED_POINTS[kind], (
             submission.name, [(r.exercise, r.status, r.message) for r in submission.rows])
-    assert len(list((tmp_path / "out" / "feedback").glob("*.md"))) == 100
+    assert len(list((tmp_path / "out" / "feedback").rglob("*.md"))) == 100
     # generous for a loaded 2-core machine; about a minute when it is quiet
     assert seconds < 240
