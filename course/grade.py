@@ -102,7 +102,7 @@ class Submission:
         try:
             self.notebook = submitted.read(path)
         except submitted.SubmissionError as error:
-            self.fail("error", f"cannot grade {self.path.name}: it {error}")
+            self.fail("error", f"cannot grade {self.path.name}: {error}")
             return
         plan, note = submitted.chapter_of(self.notebook, self.path, plans)
         if plan is None:

@@ -27,8 +27,8 @@ def _source(value, where):
         return value
     if isinstance(value, list) and all(isinstance(line, str) for line in value):
         return "".join(value)
-    raise SubmissionError(f"{where}: its source is {type(value).__name__}, not text (a "
-                          f"string or a list of strings)")
+    raise SubmissionError(f"its {where} has a source that is {type(value).__name__}, not text "
+                          f"(a string or a list of strings)")
 
 
 def read(path):
@@ -36,65 +36,65 @@ def read(path):
     metadata a dict); raises SubmissionError naming what is wrong."""
     path = Path(path)
     if path.is_dir():
-        raise SubmissionError("is a folder, not a notebook file")
+        raise SubmissionError("it is a folder, not a notebook file")
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise SubmissionError(f"is {size // (1024 * 1024)} MB; a notebook to grade may "
+            raise SubmissionError(f"it is {size // (1024 * 1024)} MB; a notebook to grade may "
                                   f"have at most {MAX_BYTES // (1024 * 1024)} MB (clear its "
                                   f"outputs)")
         data = path.read_bytes()
     except OSError as error:
-        raise SubmissionError(f"cannot be read ({error.strerror})") from None
+        raise SubmissionError(f"it cannot be read ({error.strerror})") from None
     if not data.strip():
-        raise SubmissionError("is empty (0 bytes of notebook)" if not data else
-                              "holds only white space, not a notebook")
+        raise SubmissionError("it is empty (0 bytes)" if not data else
+                              "it holds only white space, not a notebook")
     try:
         notebook = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise SubmissionError("is not UTF-8 text, so not a notebook") from None
+        raise SubmissionError("it is not UTF-8 text, so not a notebook") from None
     except (json.JSONDecodeError, RecursionError) as error:
-        raise SubmissionError(f"is not a readable notebook (not JSON: "
+        raise SubmissionError(f"it is not a readable notebook (not JSON: "
                               f"{str(error)[:120]})") from None
     if not isinstance(notebook, dict):
-        raise SubmissionError(f"is JSON but not a notebook (a {type(notebook).__name__}, "
+        raise SubmissionError(f"it is JSON but not a notebook (a {type(notebook).__name__}, "
                               f"not an object)")
     if notebook.get("nbformat") != 4 or isinstance(notebook.get("nbformat"), bool):
         found = notebook.get("nbformat", "none")
-        raise SubmissionError(f"has notebook format {str(found)[:20]!s}, not 4: save it from "
+        raise SubmissionError(f"it has notebook format {str(found)[:20]!s}, not 4: save it from "
                               f"JupyterLab or Jupyter Notebook (format 4)")
     metadata = notebook.get("metadata", {})
     if not isinstance(metadata, dict):
-        raise SubmissionError(f"has notebook metadata that is {type(metadata).__name__}, "
+        raise SubmissionError(f"it has notebook metadata that is {type(metadata).__name__}, "
                               f"not an object")
     notebook["metadata"] = metadata
     cells = notebook.get("cells")
     if not isinstance(cells, list):
-        raise SubmissionError("has no list of cells")
+        raise SubmissionError("it has no list of cells")
     for number, cell in enumerate(cells, start=1):
         where = f"cell {number}"
         if not isinstance(cell, dict):
-            raise SubmissionError(f"{where} is {type(cell).__name__}, not a cell (an object)")
+            raise SubmissionError(f"its {where} is {type(cell).__name__}, not a cell (an object)")
         if cell.get("cell_type") not in _CELL_TYPES:
-            raise SubmissionError(f"{where} has cell_type {str(cell.get('cell_type'))[:30]!r}, "
+            raise SubmissionError(f"its {where} has cell_type {str(cell.get('cell_type'))[:30]}, "
                                   f"not one of {', '.join(_CELL_TYPES)}")
         cell["source"] = _source(cell.get("source", ""), where)
         cell_metadata = cell.get("metadata", {})
         if not isinstance(cell_metadata, dict):
-            raise SubmissionError(f"{where} has metadata that is "
+            raise SubmissionError(f"its {where} has metadata that is "
                                   f"{type(cell_metadata).__name__}, not an object")
         cell["metadata"] = cell_metadata
         mark = cell_metadata.get("learntorch")
         if mark is not None:
             if not isinstance(mark, dict):
-                raise SubmissionError(f"{where} has learntorch metadata that is "
+                raise SubmissionError(f"its {where} has learntorch metadata that is "
                                       f"{type(mark).__name__}, not an object")
             for key in ("exercise", "role"):
                 if key in mark and not isinstance(mark[key], str):
-                    raise SubmissionError(f"{where} has a learntorch {key} that is "
+                    raise SubmissionError(f"its {where} has a learntorch {key} that is "
                                           f"{type(mark[key]).__name__}, not a string")
         if "id" in cell and not isinstance(cell["id"], str):
-            raise SubmissionError(f"{where} has an id that is {type(cell['id']).__name__}, "
+            raise SubmissionError(f"its {where} has an id that is {type(cell['id']).__name__}, "
                                   f"not a string")
     return notebook
 
