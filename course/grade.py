@@ -86,6 +86,7 @@ class Trusted:
     rng: dict              # cell index -> RNG states before that cell (opaque text)
     seconds: float
     record_bytes: int
+    output_bytes: int
 
 
 class Submission:
@@ -222,7 +223,8 @@ class _Batch:
         when the source does not pass its own checks under grading."""
         start = time.monotonic()
         rng = {}
-        limits = dataclasses.replace(self.limits, cpu_seconds=_TRUSTED_DEADLINE)
+        limits = dataclasses.replace(self.limits, cpu_seconds=_TRUSTED_DEADLINE,
+                                     output_mb=max(self.limits.output_mb, 1024))
         kernel = self.kernel(account, "trusted", start + _TRUSTED_DEADLINE, limits)
         try:
             prelude = kernel.execute(_PRELUDE.format(mode="trusted", channel=kernel.channel),
@@ -242,7 +244,7 @@ class _Batch:
                 if run.status not in ("ok", "error"):
                     stop = index
                     break
-            record_bytes = kernel.record_bytes
+            record_bytes, output_bytes = kernel.record_bytes, kernel.output_bytes
             with self.lock:   # what it compiled, every submission's run can start with
                 shutil.copytree(kernel.numba, self.numba, dirs_exist_ok=True)
         finally:
@@ -265,7 +267,7 @@ class _Batch:
                               f"under grading: " + "; ".join(problems[:5]))
         records = {index: [r for r in run.records if "check" in r]
                    for index, run in runs.items()}
-        return Trusted(records, rng, time.monotonic() - start, record_bytes)
+        return Trusted(records, rng, time.monotonic() - start, record_bytes, output_bytes)
 
     # --- a submission -----------------------------------------------------------
 
@@ -284,8 +286,11 @@ class _Batch:
     def _grade(self, account, graded):
         plan, trusted = graded.plan, self.trusted[graded.plan.chapter]
         budget = self.notebook_timeout or (3 * self.timeout + 4 * trusted.seconds + 60)
+        # a chapter that draws a lot may print more than the limit: twice its own output
+        output_mb = max(self.limits.output_mb, math.ceil(2 * trusted.output_bytes / 2 ** 20))
         limits = dataclasses.replace(
-            self.limits, cpu_seconds=self.limits.cpu_seconds or int(math.ceil(budget)) + 60)
+            self.limits, cpu_seconds=self.limits.cpu_seconds or int(math.ceil(budget)) + 60,
+            output_mb=output_mb)
         deadline = time.monotonic() + budget
         while True:
             kernel = self.kernel(account, "sandbox", deadline, limits)

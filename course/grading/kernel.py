@@ -195,9 +195,14 @@ class Kernel:
         self.shell.connect(f"ipc://{prefix}-{ports['shell_port']}")
         self.iopub = _CONTEXT.socket(zmq.SUB)
         self.iopub.setsockopt(zmq.SUBSCRIBE, b"")
+        # one message larger than the whole output limit is over it: zmq refuses it and
+        # drops the connection, which the monitor reports
+        self.iopub.setsockopt(zmq.MAXMSGSIZE, self.limits.output_mb * 1024 * 1024 + 65536)
+        self.iopub.setsockopt(zmq.RCVHWM, 0)
+        self.monitor = self.iopub.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         self.iopub.connect(f"ipc://{prefix}-{ports['iopub_port']}")
         self.poller = zmq.Poller()
-        for item in (self.shell, self.iopub, self.pipe):
+        for item in (self.shell, self.iopub, self.pipe, self.monitor):
             self.poller.register(item, zmq.POLLIN)
         self._wait_ready()
         sandbox.close(self.folder, self.isolation)
@@ -246,6 +251,10 @@ class Kernel:
         if self.process is not None:
             self.process.wait()
         sandbox.sweep(self.account)
+        if getattr(self, "iopub", None) is not None:
+            self.poller.unregister(self.monitor)
+            self.iopub.disable_monitor()
+            self.monitor.close(linger=0)
         for socket in (getattr(self, "shell", None), getattr(self, "iopub", None)):
             if socket is not None:
                 socket.close(linger=0)
@@ -277,6 +286,41 @@ class Kernel:
     def _drain_iopub(self):
         while self._count_output(self._receive(self.iopub)):
             pass
+
+    def _iopub_lost(self):
+        """The kernel's output connection dropped: an oversized message, unless the
+        kernel died (which closes it too)."""
+        try:
+            self.monitor.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        try:
+            self.process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self.output_bytes = float("inf")
+        return True
+
+    def _await_idle(self, msg_id, limit):
+        """Count the output of request ``msg_id`` until the kernel says it is idle (the
+        reply can overtake the output on its way): ``limit`` seconds at most."""
+        end = min(time.monotonic() + limit, self.deadline)
+        while time.monotonic() < end:
+            for socket, _ in self.poller.poll(50):
+                if socket is self.iopub:
+                    for _ in range(1000):
+                        message = self._receive(self.iopub)
+                        if not self._count_output(message):
+                            break
+                        if message.get("msg_type") == "status" and \
+                                message["content"].get("execution_state") == "idle" and \
+                                message.get("parent_header", {}).get("msg_id") == msg_id:
+                            return
+                elif socket is self.monitor and self._iopub_lost():
+                    return
+                elif socket is self.pipe and self.pipe is not None:
+                    self._read_pipe()
+            if not self.alive():
+                return
 
     def _count_output(self, message):
         if message is None:
@@ -350,6 +394,8 @@ class Kernel:
                 for _ in range(1000):
                     if not self._count_output(self._receive(self.iopub)):
                         break
+            if self.monitor in ready:
+                self._iopub_lost()
             if self._over_limit():
                 return self._ended("output", start)
             if self.shell in ready:
@@ -358,7 +404,7 @@ class Kernel:
                         message.get("parent_header", {}).get("msg_id") == msg_id:
                     if self.pipe is not None:
                         self._read_pipe()   # what the cell wrote before it replied
-                    self._drain_iopub()
+                    self._await_idle(msg_id, 2.0)
                     if self._over_limit():
                         return self._ended("output", start)
                     content = message.get("content") or {}
