@@ -1,11 +1,13 @@
 """The teaching machinery of learntorch: exercise checks used inside chapters,
-the learner release of the instructor sources, and grading with nbval.
+the learner release of the instructor sources, and grading behind a sandbox.
 
-- ``course.checks``    the helpers check cells call (specific feedback; metadata format)
-- ``course.notebook``  reading chapter sources and their exercise marks
-- ``course.release``   learner copies: solutions stubbed, hidden checks removed
-- ``course.grade``     grading submissions with nbval, per exercise
-- ``course.gradebook`` gradebook.csv / gradebook.json and learner feedback files
+- ``course.checks``      the helpers check cells call (specific feedback; metadata format)
+- ``course.observation`` what a check compares, as plain data (shared by checks and grader)
+- ``course.notebook``    reading chapter sources and their exercise marks
+- ``course.release``     learner copies: solutions stubbed, hidden checks removed
+- ``course.grade``       grading submissions, per exercise, each in its own sandbox
+- ``course.grading``     the pieces of grading: plan, taint, sandbox, kernel, judge, ...
+- ``course.gradebook``   gradebook.csv / gradebook.json, learner feedback files, digest
 
 The command line is ``learntorch-course`` (``learntorch-course --help``).
 """
