@@ -43,7 +43,7 @@ from pathlib import Path
 from .grading import judge, sandbox, submission as submitted
 from .grading.kernel import Kernel, KernelError
 from .grading.plan import Plan
-from .notebook import SourceError, chapter_sources, marks
+from .notebook import SourceError, chapter_sources
 from .release import stub_solution
 
 DEFAULT_TIMEOUT = 60
@@ -203,11 +203,11 @@ class _Batch:
                             ignore=shutil.ignore_patterns("*.lock"))
         self.trusted = {}
 
-    def kernel(self, account, mode, deadline, limits):
+    def kernel(self, account, deadline, limits):
         with self.lock:
             name = f"run-{next(self.numbers)}"
         return Kernel(self.isolation, account, limits, self.base, name, self.hidden,
-                      self.numba, mode, deadline)
+                      self.numba, deadline)
 
     def with_account(self, work, *args):
         account = self.accounts.get()
@@ -225,7 +225,7 @@ class _Batch:
         rng = {}
         limits = dataclasses.replace(self.limits, cpu_seconds=_TRUSTED_DEADLINE,
                                      output_mb=max(self.limits.output_mb, 1024))
-        kernel = self.kernel(account, "trusted", start + _TRUSTED_DEADLINE, limits)
+        kernel = self.kernel(account, start + _TRUSTED_DEADLINE, limits)
         try:
             prelude = kernel.execute(_PRELUDE.format(mode="trusted", channel=kernel.channel),
                                      max(self.timeout, 300), silent=True)
@@ -257,7 +257,7 @@ class _Batch:
             if index not in plan.role_of:
                 continue   # a teaching cell may show a failing check on purpose
             if run.status == "error":
-                problems.append(f"cell {index + 1} raised {judge._error_text(run)}")
+                problems.append(f"cell {index + 1} raised {judge.error_text(run)}")
             for record in run.records:
                 if "malformed" in record or record["check"].get("failure"):
                     problems.append(f"cell {index + 1}: " + (
@@ -293,7 +293,7 @@ class _Batch:
             output_mb=output_mb)
         deadline = time.monotonic() + budget
         while True:
-            kernel = self.kernel(account, "sandbox", deadline, limits)
+            kernel = self.kernel(account, deadline, limits)
             kernel.record_limit = 4 * trusted.record_bytes + 16 * 1024 * 1024
             try:
                 runs, stop = _run(plan, kernel, graded.code, self.timeout, trusted.rng)
@@ -353,7 +353,7 @@ class _Batch:
             outcome = None if run is None else ("passed" if run.status == "ok" else "failed")
             graded.cells.append(CellResult(index, plan.exercise_of.get(index),
                                            plan.role_of.get(index), outcome,
-                                           judge._error_text(run) if outcome == "failed"
+                                           judge.error_text(run) if outcome == "failed"
                                            else ""))
         trusted = self.trusted[plan.chapter]
         for exercise in plan.exercises:
@@ -379,7 +379,7 @@ class _Batch:
             problem = judge.exercise_problem(plan, exercise, trusted, runs)
             solution = runs.get(exercise.solution)
             note = (f"\n(your solution cell raised "
-                    f"{judge._error_text(solution).splitlines()[0][:300]})"
+                    f"{judge.error_text(solution).splitlines()[0][:300]})"
                     if solution is not None and solution.status == "error" else "")
             if problem is None:
                 row(exercise.points, "passed", "all checks passed")

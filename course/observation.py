@@ -454,7 +454,8 @@ def _check(condition, what):
         raise WireError(what)
 
 
-def _text(value, limit=TEXT_LIMIT + 100):
+def text_field(value, limit=TEXT_LIMIT + 100):
+    """``value`` when it is a string of at most ``limit`` characters (WireError otherwise)."""
     _check(isinstance(value, str) and len(value) <= limit, "a text field is not a short string")
     return value
 
@@ -462,7 +463,7 @@ def _text(value, limit=TEXT_LIMIT + 100):
 def _read_array(part):
     _check(isinstance(part, dict), "array is not an object")
     _check(set(part) <= {"dtype", "shape", "data", "text"}, "unknown array field")
-    dtype_name = _text(part.get("dtype"), 40)
+    dtype_name = text_field(part.get("dtype"), 40)
     shape = part.get("shape")
     _check(isinstance(shape, list) and len(shape) <= 32
            and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n for n in shape),
@@ -515,7 +516,7 @@ def _read_plain(item, depth=0):
                "bad text value")
     elif tag == "object":
         _check(len(item) == 3, "bad object")
-        _text(item[1]), _text(item[2])
+        text_field(item[1]), text_field(item[2])
     elif tag == "array":
         _check(len(item) == 2, "bad array value")
         return ["array", _read_array(item[1])]
@@ -539,7 +540,8 @@ def read_observation(item):
     _check(isinstance(item, dict), "observation is not an object")
     _check(set(item) <= {"describe", "kind", "tensor", "none", "array", "shape", "plain"},
            "unknown observation field")
-    out = {"describe": _text(item.get("describe")), "kind": _text(item.get("kind"), 300),
+    out = {"describe": text_field(item.get("describe")),
+           "kind": text_field(item.get("kind"), 300),
            "tensor": item.get("tensor"), "none": item.get("none")}
     _check(isinstance(out["tensor"], bool) and isinstance(out["none"], bool),
            "tensor/none are not booleans")
@@ -565,6 +567,6 @@ def read_outcome(item):
            "bad raised outcome")
     types = raised["types"]
     _check(isinstance(types, list) and len(types) <= 64, "bad exception types")
-    return {"raised": {"types": [_text(t, 300) for t in types],
-                       "name": _text(raised["name"], 300),
-                       "message": _text(raised["message"])}}
+    return {"raised": {"types": [text_field(t, 300) for t in types],
+                       "name": text_field(raised["name"], 300),
+                       "message": text_field(raised["message"])}}

@@ -60,7 +60,7 @@ def limit_hit(run, limits):
     return None
 
 
-def _error_text(run):
+def error_text(run):
     return f"{run.ename}: {run.evalue}".rstrip(": ") if run.ename else "the cell failed"
 
 
@@ -125,7 +125,7 @@ def check_cell(index, trusted_records, run, relational_sites):
         student = got.get(key)
         if student is None:
             if run is not None and run.status == "error":
-                return "error", _error_text(run)
+                return "error", error_text(run)
             return "missing", (f"{trusted['name']}: the check did not run to the end "
                                f"(the submission reported no result for it)")
         failure = compare_call(trusted, student, key[0] in relational_sites)
@@ -137,7 +137,7 @@ def check_cell(index, trusted_records, run, relational_sites):
                          "(its checks ran on other values, or the submission reported "
                          "results of its own)")
     if run is not None and run.status == "error":
-        return "error", _error_text(run)
+        return "error", error_text(run)
     return None
 
 

@@ -87,8 +87,9 @@ def read_record(line):
     if kind not in ("close", "equal", "shape", "raises", "call"):
         raise observation.WireError("bad kind")
     out = {"site": site, "kind": kind,
-           "name": observation._text(check.get("name", "")),
-           "inputs": observation._text(check.get("inputs", ""), 8 * observation.TEXT_LIMIT)}
+           "name": observation.text_field(check.get("name", "")),
+           "inputs": observation.text_field(check.get("inputs", ""),
+                                            8 * observation.TEXT_LIMIT)}
     actual = check.get("actual")
     if isinstance(actual, dict) and set(actual) <= {"returned", "raised"}:
         out["actual"] = observation.read_outcome(actual)
@@ -100,10 +101,11 @@ def read_record(line):
     elif kind == "raises":
         if not (isinstance(expected, dict) and set(expected) == {"raises", "wanted", "match"}):
             raise observation.WireError("bad raises spec")
-        out["expected"] = {"raises": [observation._text(t, 300) for t in expected["raises"]],
-                           "wanted": observation._text(expected["wanted"], 1000),
+        out["expected"] = {"raises": [observation.text_field(t, 300)
+                                      for t in expected["raises"]],
+                           "wanted": observation.text_field(expected["wanted"], 1000),
                            "match": None if expected["match"] is None
-                           else observation._text(expected["match"])}
+                           else observation.text_field(expected["match"])}
     elif kind == "shape":
         shape = expected.get("shape") if isinstance(expected, dict) else None
         if not (isinstance(shape, list) and all(isinstance(n, int) for n in shape)):
@@ -117,7 +119,7 @@ def read_record(line):
         raise observation.WireError("bad options")
     out["options"] = options
     failure = check.get("failure")
-    out["failure"] = None if failure is None else observation._text(failure,
+    out["failure"] = None if failure is None else observation.text_field(failure,
                                                                     4 * observation.TEXT_LIMIT)
     return {"check": out}
 
@@ -129,9 +131,9 @@ class Kernel:
     past it, whatever its own time limit."""
 
     def __init__(self, isolation, account, limits, base, name, hidden, numba_master,
-                 mode, deadline):
+                 deadline):
         self.isolation, self.account, self.limits = isolation, account, limits
-        self.mode, self.deadline = mode, deadline
+        self.deadline = deadline
         self.folder = os.path.join(base, name)
         self.numba = self.folder + "-numba"
         self.process = None

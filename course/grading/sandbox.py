@@ -29,7 +29,6 @@ Three levels, chosen once per grading run (``detect``) and printed by the comman
   other processes, and, when the grader is not root, signal the grader.
 """
 import dataclasses
-import grp
 import os
 import pwd
 import shutil
@@ -228,23 +227,6 @@ def sweep(account):
                    extra_groups=[], capture_output=True, timeout=60)
 
 
-def processes_of(uid):
-    """PIDs of the processes that run as ``uid`` (read from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/status") as stream:
-                    for line in stream:
-                        if line.startswith("Uid:"):
-                            if int(line.split()[1]) == uid:
-                                found.append(int(entry))
-                            break
-            except OSError:
-                continue
-    return found
-
-
 # --- the command line ---------------------------------------------------------------
 
 def _python_folders():
@@ -388,10 +370,3 @@ def close(path, isolation):
     """After the kernel made its sockets: its user can no longer add files to ``path``."""
     if isolation.dedicated:
         os.chmod(path, 0o750)
-
-
-def group_name(gid):
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)

@@ -108,7 +108,8 @@ def chapter_of(notebook, path, plans):
 
     def by_number(text):
         number = re.match(r"(\d\d)(_|$)", text or "")
-        found = [p for stem, p in plans.items() if number and stem.startswith(number.group(1) + "_")]
+        found = [plan for stem, plan in plans.items()
+                 if number and stem.startswith(number.group(1) + "_")]
         return found[0] if len(found) == 1 else None
 
     from_metadata = plans.get(named) or by_number(named)
