@@ -140,6 +140,7 @@ class Kernel:
         self.output_bytes = 0
         self.record_bytes = 0
         self.record_limit = None   # set by the caller from the instructor's run
+        self._idle = None          # the request the kernel last said it finished
         self._buffer = b""
         self._pending = []
         self._start(hidden, numba_master)
@@ -306,16 +307,13 @@ class Kernel:
         """Count the output of request ``msg_id`` until the kernel says it is idle (the
         reply can overtake the output on its way): ``limit`` seconds at most."""
         end = min(time.monotonic() + limit, self.deadline)
-        while time.monotonic() < end:
+        while time.monotonic() < end and self._idle != msg_id:
             for socket, _ in self.poller.poll(50):
                 if socket is self.iopub:
                     for _ in range(1000):
-                        message = self._receive(self.iopub)
-                        if not self._count_output(message):
+                        if not self._count_output(self._receive(self.iopub)):
                             break
-                        if message.get("msg_type") == "status" and \
-                                message["content"].get("execution_state") == "idle" and \
-                                message.get("parent_header", {}).get("msg_id") == msg_id:
+                        if self._idle == msg_id:
                             return
                 elif socket is self.monitor and self._iopub_lost():
                     return
@@ -329,6 +327,8 @@ class Kernel:
             return False
         kind = message.get("msg_type")
         content = message.get("content") or {}
+        if kind == "status" and content.get("execution_state") == "idle":
+            self._idle = (message.get("parent_header") or {}).get("msg_id")
         if kind == "stream":
             self.output_bytes += len(str(content.get("text", "")))
         elif kind in ("display_data", "execute_result", "update_display_data", "error"):
