@@ -444,7 +444,8 @@ def grade(source_dir, submissions, *, timeout=DEFAULT_TIMEOUT, jobs=1, workdir=N
     try:
         batch = _Batch(chosen, limits, timeout, notebook_timeout, jobs, hidden, base, report)
         needed = sorted({s.plan.chapter for s in pending})
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        try:
             done = {chapter: pool.submit(batch.with_account, batch.prepare_trusted,
                                          plans[chapter]) for chapter in needed}
             for chapter, future in done.items():
@@ -455,6 +456,8 @@ def grade(source_dir, submissions, *, timeout=DEFAULT_TIMEOUT, jobs=1, workdir=N
                         os.chown(entry, 0, 0)
                         os.chmod(entry, 0o755 if os.path.isdir(entry) else 0o644)
             list(pool.map(lambda one: batch.with_account(batch.grade_one, one), pending))
+        finally:   # on an error or Ctrl-C, what has not started yet never starts
+            pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if batch is not None:
             for account in batch.all_accounts if chosen.dedicated else []:

@@ -92,7 +92,8 @@ class Isolation:
         return (f"isolation reduced: {self.reason}; submissions run as {who} in a new "
                 f"session under limits only, so they can read every file that user can read "
                 f"and see other processes" + ("" if self.dedicated else
-                                             ", and can signal the grader")
+                                             ", can signal the grader, and a process that "
+                                             "leaves their session can outlive grading")
                 + ". Install bubblewrap (apt-get install bubblewrap) for a sandbox")
 
 

@@ -1,5 +1,11 @@
 """A class-sized batch: 100 submissions of the tiny fixture chapter, graded with
-``jobs=2``, finish in about a minute whatever the individual submissions do."""
+``jobs=2``, finish in a couple of minutes whatever the individual submissions do, and
+every submission gets exactly the points its answers earn.
+
+A right answer never loses a check it passed: the grader reads each cell's result
+from the reply to the request it sent for that cell, and the checks' observations
+from a pipe that drops nothing, so a check is "not run" only when its kernel died or
+ran out of time -- which the row then says."""
 import json
 import time
 
