@@ -52,7 +52,7 @@ instructor's run in its own process. An exercise earns its points when all of it
 checks and hidden checks agree. The first line of the output says how strong the
 isolation is on this machine, and why when it is not full.
 
-A cell that runs longer than --timeout seconds, kills its kernel or hits a limit
+A cell that runs longer than --timeout seconds, kills the kernel or hits a limit
 costs the exercise it belongs to; the notebook is then run again without that
 solution, so the other exercises are still graded. All the runs of one submission
 together get --notebook-timeout seconds. A missing or duplicated solution cell costs

@@ -303,11 +303,11 @@ class _Batch:
                 kernel.remove()
             graded.runs += 1
             if stop is None or not self._stub_culprit(graded, runs, stop, signal_number,
-                                                      budget, limits):
+                                                      limits):
                 break
         self._finish(graded, runs, stop, budget)
 
-    def _stub_culprit(self, graded, runs, stop, signal_number, budget, limits):
+    def _stub_culprit(self, graded, runs, stop, signal_number, limits):
         """Blame the exercise whose code stopped the run; True: run again without it."""
         plan = graded.plan
         run = runs[stop]

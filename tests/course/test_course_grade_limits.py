@@ -10,7 +10,9 @@ from conftest import RIGHT, TINY_SOURCES, write_submission
 from course.grade import grade
 from course.grading.sandbox import Limits
 
-LIMITS = Limits(memory_mb=2048, cpu_seconds=15, processes=64, open_files=128,
+# CPU time is counted whatever the machine's load; the cell limit is generous so that
+# four spinning threads on a busy machine reach the CPU limit first
+LIMITS = Limits(memory_mb=2048, cpu_seconds=8, processes=64, open_files=128,
                 file_size_mb=8, disk_mb=32, output_mb=4)
 
 GREEDY = {
@@ -40,7 +42,7 @@ GREEDY = {
                              "for _ in range(4):\n"
                              "    threading.Thread(target=spin, daemon=True).start()\n"
                              "import time\n"
-                             "time.sleep(60)\n", "cpu-limit"),
+                             "time.sleep(600)\n", "cpu-limit"),
 }
 
 
@@ -51,7 +53,7 @@ def graded(tmp_path_factory, learner_copy):
     for name, (code, _) in GREEDY.items():
         paths.append(write_submission(learner_copy, folder / name / "01_tiny.ipynb",
                                       {**RIGHT, "01.1": code}))
-    results = grade(TINY_SOURCES, paths, timeout=40, jobs=2, workdir=folder, limits=LIMITS)
+    results = grade(TINY_SOURCES, paths, timeout=120, jobs=2, workdir=folder, limits=LIMITS)
     return {s.path.parent.name: s for s in results}
 
 
@@ -76,7 +78,7 @@ def test_the_limit_row_names_the_limit_and_its_size(graded):
     assert "2048 MB of memory" in message("allocates_3_gb")
     assert "64 processes or threads" in message("starts_1000_threads")
     assert "128 files" in message("opens_1000_files")
-    assert "15 s of CPU time" in message("burns_cpu_in_threads")
+    assert "8 s of CPU time" in message("burns_cpu_in_threads")
 
 
 def test_the_whole_notebook_has_a_time_limit(tmp_path, learner_copy):
