@@ -59,6 +59,7 @@ which arguments hold the expected values (by default the parameters named
 of the check cells, so its kernel never sees them.
 """
 import functools
+import inspect
 import os
 
 from . import observation as _obs
@@ -199,7 +200,6 @@ def _reports(check=None, *, withheld=None):
         with _Exercise(exercise):
             return check(*args, **kwargs)
     if withheld is None:
-        import inspect
         withheld = tuple(p for p in inspect.signature(check).parameters
                          if p == "expected" or p.startswith("expected_"))
     wrapper._learntorch_withheld = tuple(withheld)
