@@ -37,6 +37,8 @@ PIP_INDEX_ARGS := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
 # --- Debian/Ubuntu packages ------------------------------------------------
 # graphviz: `dot` draws the autograd graphs in the widgets.
+# bubblewrap: `bwrap`, the sandbox `learntorch-course grade` runs each submission in
+# (a few hundred KB; the grading tests need it).
 # chromium: the browser tests (part of `make test`) drive JupyterLab in it; about
 # 300 MB, so `make lab` leaves it out.  WITH_CHROMIUM=0 or 1 overrides that.
 WITH_CHROMIUM ?= $(if $(filter test,$(MAKECMDGOALS)),1,0)
@@ -44,6 +46,7 @@ APT_PACKAGES := graphviz
 ifeq ($(WITH_CHROMIUM),1)
 APT_PACKAGES += chromium
 endif
+APT_PACKAGES += bubblewrap
 # Debian ships `python3 -m venv` separately (python3-venv); ask for it only when missing.
 APT_PACKAGES += $(shell $(PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 || echo $(notdir $(PYTHON))-venv)
 

@@ -56,16 +56,40 @@ How a chapter source marks its exercises (cell metadata, read by
   learner copy has no trace of it).
 
 An exercise earns its points when every one of its checks and hidden checks passes.
+
+**How checks are graded -- a new check must go through ``_verdict``.**  Every
+comparison a check makes goes through one function, ``_verdict(kind, actual,
+expected, ...)``, with both sides already turned into plain-data *observations*
+(``course/observation.py``).  In a learner's kernel it compares them on the spot.
+In grading (``learntorch-course grade``, see ``course/grading/``) the same cells run
+twice: in the instructor's notebook, where ``_verdict`` also reports what it compared,
+and in the submission's sandboxed kernel, where it only *reports* what the learner's
+code gave -- the grader then compares that with the instructor's run in its own
+process.  A check written on top of ``check_close``/``check_equal``/``check_shape``/
+``check_raises``, or calling ``_verdict`` itself, is graded this way without anything
+more; one that raises ``ExerciseCheckFailed`` on its own still fails a submission
+when it fires, but grading cannot tell that it passed.  Declare with ``@_reports``
+which arguments hold the expected values (by default the parameters named
+``expected`` or ``expected_...``): grading withholds those from the submission's copy
+of the check cells, so its kernel never sees them.
 """
 import functools
+import inspect
+import os
 
-import numpy as np
+from . import observation as _obs
+from .observation import describe  # noqa: F401 (chapters and new checks describe values)
 
 from . import observe
 
 __all__ = ["ExerciseCheckFailed", "exercise", "check_close", "check_equal", "check_shape",
            "check_raises", "check_function", "check_not_used", "check_not_called",
            "check_error_mentions", "check_saved_for_backward"]
+
+# the helpers this module had before observation.py took them over
+_is_tensor_like, _kind, _as_array, _plain = (_obs.is_tensor_like, _obs.kind, _obs.as_array,
+                                             _obs.plain_number)
+_describe_inputs = _obs.describe_inputs
 
 
 class ExerciseCheckFailed(AssertionError):
@@ -107,93 +131,110 @@ class exercise:
 _Exercise = exercise  # the checks' ``exercise=`` keyword hides the class's name
 
 
-# --- describing values compactly -------------------------------------------
-
-def _is_tensor_like(value):
-    # learntorch.Tensor and torch.Tensor both have these; numpy arrays do not
-    return hasattr(value, "detach") and hasattr(value, "numpy") and hasattr(value, "shape")
-
-
-def _kind(value):
-    if _is_tensor_like(value):
-        module = type(value).__module__.split(".")[0]
-        return f"{module} {type(value).__name__}"
-    return type(value).__name__
-
-
-def _as_array(value):
-    """A numpy view of a tensor-like, array, number or nested list (None if impossible)."""
-    if _is_tensor_like(value):
-        value = value.detach()
-        if hasattr(value, "cpu"):
-            value = value.cpu()
-        return np.asarray(value.numpy())
-    if isinstance(value, (np.ndarray, np.generic, bool, int, float, complex, list, tuple)):
-        try:
-            array = np.asarray(value)
-        except ValueError:  # ragged nested lists
-            return None
-        return array if array.dtype != object else None
-    return None
-
-
-def _plain(value):
-    """A numpy scalar as the Python number it holds (``3``, not ``np.int64(3)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _values(array):
-    text = np.array2string(array, precision=4, threshold=12, edgeitems=2,
-                           max_line_width=88, separator=", ")
-    return text.replace("\n", "\n" + " " * 12)
-
-
-def describe(value):
-    """``learntorch Tensor, shape (2, 3), float32: [[...]]`` -- kind, shape, dtype, values."""
-    if value is None:
-        return "None (did the function forget to `return` its result?)"
-    array = _as_array(value)
-    if array is None:
-        text = repr(value)
-        return f"{_kind(value)}: {text if len(text) <= 200 else text[:197] + '...'}"
-    if isinstance(value, (bool, int, float, np.generic)) and array.ndim == 0:
-        return f"{_kind(value)} {_plain(value)!r}"
-    if isinstance(value, (list, tuple)) and array.size <= 12:
-        return f"{_kind(value)} {value!r}"
-    return f"{_kind(value)}, shape {tuple(array.shape)}, {array.dtype}: {_values(array)}"
-
-
-def _describe_inputs(inputs):
-    if inputs is None or (isinstance(inputs, dict) and not inputs):
-        return ""
-    if isinstance(inputs, dict):
-        lines = [f"  input:    {key} = {describe(val)}" for key, val in inputs.items()]
-        return "\n".join(lines) + "\n"
-    return f"  input:    {describe(inputs)}\n"
-
-
 def _fail(what, name, inputs, expected, actual, detail=""):
-    message = (f"{name}: {what}\n" + _describe_inputs(inputs)
-               + f"  expected: {expected}\n  got:      {actual}")
-    if detail:
-        message += "\n  " + detail
-    raise ExerciseCheckFailed(message)
+    raise ExerciseCheckFailed(_obs.Failure(what, expected, actual, detail).message(
+        name, _describe_inputs(inputs)))
 
 
 def _passed(exercise_id):
     print(f"✓ {exercise_id} passed")
 
 
-def _reports(check):
-    """Give ``check`` an ``exercise=`` keyword: with it, the check runs inside
-    ``with exercise(...)`` (the ✓ line on success, the id in a failure's message)."""
+# --- the one point every comparison goes through -------------------------------------
+
+class _Grading:
+    """How checks behave in this kernel: ``mode`` is None in a learner's kernel;
+    ``learntorch-course grade`` sets it to "trusted" (the instructor's notebook) or
+    "sandbox" (a submission) through ``course/grading/in_kernel.py``."""
+    mode = None
+    channel = None      # file descriptor of the pipe to the grader
+    site = None         # the numbered check call (grading labels each one) now running
+
+    def report(self, record):
+        data = (_obs.to_wire(record) + "\n").encode("utf-8")
+        while data:  # a pipe takes big records in pieces; the grader reads as we write
+            data = data[os.write(self.channel, data):]
+
+
+_grading = _Grading()
+
+# what a check receives, in a submission's copy of a check cell, instead of an
+# expected value that grading keeps to itself
+_WITHHELD = type("Withheld", (), {"__repr__": lambda self: "<withheld by the grader>"})()
+
+
+def _verdict(check_kind, actual, expected, *, name, inputs=None, options=None):
+    """Compare ``actual`` with ``expected`` (observations, or for "raises" an outcome
+    and a ``raises_spec``) and raise ExerciseCheckFailed when they differ.
+
+    Every check's comparison goes through here: in grading it reports the
+    observations to the grader instead of (in a submission) or as well as (in the
+    instructor's run) judging them itself.  ``expected`` is None when grading
+    withheld it."""
+    if _grading.mode is not None:
+        record = {"site": _grading.site, "kind": check_kind, "name": _obs.cap(name),
+                  "inputs": _obs.cap(_describe_inputs(inputs)),
+                  "actual": _obs.complete(actual),
+                  "expected": None if expected is None else _complete_expected(expected),
+                  "options": options or {}}
+        if _grading.mode == "sandbox":
+            # the grader judges; here the cell only goes on as the learner's would
+            _grading.report({"check": record})
+            if expected is None or check_kind == "call":
+                return
+    failure = _obs.compare(check_kind, actual, expected, options)
+    if _grading.mode == "trusted":
+        record["failure"] = None if failure is None else failure.message(name)
+        _grading.report({"check": record})
+    if failure is not None:
+        raise ExerciseCheckFailed(failure.message(name, _describe_inputs(inputs)))
+
+
+def _complete_expected(expected):
+    return _obs.complete(expected) if "kind" in expected else expected
+
+
+def _expected(value, make):
+    """``make(value)``, or None where grading withheld the value."""
+    return None if value is _WITHHELD else make(value)
+
+
+def _reports(check=None, *, withheld=None):
+    """Mark ``check`` as a check and give it an ``exercise=`` keyword: with it, the
+    check runs inside ``with exercise(...)`` (the ✓ line on success, the id in a
+    failure's message).
+
+    ``withheld`` names the parameters that hold expected values (default: those named
+    ``expected`` or ``expected_...``); ``"cases[*][1]"`` is the second item of each
+    pair of a literal list.  Grading replaces those arguments by ``_WITHHELD`` in the
+    submission's copy of a check cell."""
+    if check is None:
+        return lambda function: _reports(function, withheld=withheld)
+
     @functools.wraps(check)
     def wrapper(*args, exercise=None, **kwargs):
         if exercise is None:
             return check(*args, **kwargs)
         with _Exercise(exercise):
             return check(*args, **kwargs)
+    if withheld is None:
+        withheld = tuple(p for p in inspect.signature(check).parameters
+                         if p == "expected" or p.startswith("expected_"))
+    wrapper._learntorch_withheld = tuple(withheld)
     return wrapper
+
+
+def _at_site(site, check):
+    """``check``, numbered: grading labels each check call of the instructor's cells
+    so that an observation is matched to the call it came from."""
+    @functools.wraps(check)
+    def at_site(*args, **kwargs):
+        outer, _grading.site = _grading.site, site
+        try:
+            return check(*args, **kwargs)
+        finally:
+            _grading.site = outer
+    return at_site
 
 
 # --- the checks ----------------------------------------------------------------
@@ -208,84 +249,26 @@ def check_close(actual, expected, *, name="result", inputs=None, atol=1e-6, rtol
     is a tensor, ``actual`` must be a tensor too (a numpy array loses the autograd
     graph).  ``check_dtype=True`` also compares dtypes.
     """
-    got_array, want_array = _as_array(actual), _as_array(expected)
-    if want_array is None:
-        raise TypeError(f"check_close compares numbers, arrays and tensors; expected is "
-                        f"{_kind(expected)} (use check_equal for other objects)")
-    if got_array is None:
-        _fail("not a number, array or tensor", name, inputs, describe(expected),
-              describe(actual))
-    if _is_tensor_like(expected) and not _is_tensor_like(actual):
-        _fail("expected a tensor", name, inputs, describe(expected), describe(actual),
-              "return a tensor (an array or number has no autograd graph)")
-    if got_array.shape != want_array.shape:
-        _fail("wrong shape", name, inputs, describe(expected), describe(actual),
-              f"shape {tuple(got_array.shape)} instead of {tuple(want_array.shape)}")
-    if check_dtype and got_array.dtype != want_array.dtype:
-        _fail("wrong dtype", name, inputs, describe(expected), describe(actual),
-              f"dtype {got_array.dtype} instead of {want_array.dtype}")
-    if got_array.dtype == object or not (np.issubdtype(got_array.dtype, np.number)
-                                         or got_array.dtype == bool):
-        _fail("not numeric", name, inputs, describe(expected), describe(actual))
-    got64 = got_array.astype(np.float64) if got_array.dtype != np.complex128 else got_array
-    want64 = want_array.astype(np.float64) if want_array.dtype != np.complex128 else want_array
-    close = np.isclose(got64, want64, atol=atol, rtol=rtol, equal_nan=False)
-    if not np.all(close):
-        bad = np.argwhere(~close)
-        first = tuple(int(i) for i in bad[0])
-        with np.errstate(invalid="ignore"):
-            diff = np.abs(got64 - want64)
-        worst = float(np.nanmax(diff)) if np.any(np.isfinite(diff)) else float("nan")
-        where = f" at index {first}" if got_array.ndim else ""
-        detail = (f"{len(bad)} of {got_array.size} values differ; first{where}: got "
-                  f"{got64[first]:.6g}, expected {want64[first]:.6g} (largest difference "
-                  f"{worst:.3g}; atol={atol:g}, rtol={rtol:g})")
-        _fail("wrong values", name, inputs, describe(expected), describe(actual), detail)
+    _verdict("close", _obs.observe(actual), _expected(expected, _obs.observe), name=name,
+             inputs=inputs, options={"atol": atol, "rtol": rtol, "check_dtype": check_dtype})
 
 
 @_reports
 def check_equal(actual, expected, *, name="result", inputs=None):
-    """``actual == expected`` exactly: same shape and values for arrays and tensors,
-    ``==`` for everything else (ints, strings, tuples such as a shape, ...)."""
-    got_array, want_array = _as_array(actual), _as_array(expected)
-    if want_array is not None and (got_array is not None or _is_tensor_like(expected)):
-        if got_array is None:
-            _fail("not a number, array or tensor", name, inputs, describe(expected),
-                  describe(actual))
-        if got_array.shape != want_array.shape:
-            _fail("wrong shape", name, inputs, describe(expected), describe(actual),
-                  f"shape {tuple(got_array.shape)} instead of {tuple(want_array.shape)}")
-        differ = got_array != want_array
-        if np.any(differ):
-            first = tuple(int(i) for i in np.argwhere(differ)[0]) if differ.ndim else ()
-            where = f" at index {first}" if differ.ndim else ""
-            _fail("wrong values", name, inputs, describe(expected), describe(actual),
-                  f"{int(np.sum(differ))} of {differ.size} values differ; first{where}: got "
-                  f"{_plain(got_array[first])!r}, expected {_plain(want_array[first])!r}")
-    else:
-        try:
-            same = bool(actual == expected)
-        except Exception:  # e.g. comparing a tensor with a string
-            same = False
-        if not same:
-            _fail("wrong result", name, inputs, describe(expected), describe(actual))
+    """``actual == expected`` exactly: same shape and values for arrays and tensors;
+    for everything else (ints, strings, tuples such as a shape, dicts, None, ...) the
+    values compared as plain data -- numbers by value, lists and tuples item by item,
+    other objects by type and repr (never by their own ``__eq__``)."""
+    _verdict("equal", _obs.observe(actual), _expected(expected, _obs.observe), name=name,
+             inputs=inputs)
 
 
-@_reports
+@_reports(withheld=("expected_shape",))
 def check_shape(actual, expected_shape, *, name="result", inputs=None):
     """``actual.shape`` (or ``np.shape(actual)``) equals ``expected_shape``."""
-    want = tuple(expected_shape)
-    if actual is None:
-        _fail("wrong shape", name, inputs, f"shape {want}", describe(None))
-    shape = getattr(actual, "shape", None)
-    if shape is None:
-        array = _as_array(actual)
-        if array is None:
-            _fail("has no shape", name, inputs, f"shape {want}", describe(actual))
-        shape = array.shape
-    if tuple(shape) != want:
-        _fail("wrong shape", name, inputs, f"shape {want}",
-              f"shape {tuple(shape)} ({describe(actual)})")
+    _verdict("shape", _obs.observe(actual),
+             _expected(expected_shape, lambda shape: {"shape": [int(n) for n in shape]}),
+             name=name, inputs=inputs)
 
 
 def _call(fn, inputs):
@@ -306,7 +289,19 @@ def _show_call(name, inputs):
     return {f"{name} argument": inputs}
 
 
-@_reports
+def _outcome(fn, inputs, let_through=()):
+    """What calling ``fn`` with ``inputs`` did: returned a value or raised an Exception
+    (an exception of ``let_through`` is raised again, as are non-Exceptions)."""
+    try:
+        result = _call(fn, inputs)
+    except let_through:
+        raise
+    except Exception as error:
+        return _obs.outcome_raised(error)
+    return _obs.outcome_returned(result)
+
+
+@_reports(withheld=("raises", "match"))
 def check_raises(fn, inputs=(), *, raises, name=None, match=None):
     """Calling ``fn`` with ``inputs`` raises ``raises`` (an exception class or tuple of
     them), with ``match`` (a substring) in its message when given.
@@ -315,27 +310,18 @@ def check_raises(fn, inputs=(), *, raises, name=None, match=None):
     keyword arguments, or a single argument.
     """
     name = name or getattr(fn, "__name__", "the function")
-    wanted = raises.__name__ if isinstance(raises, type) else " or ".join(
-        r.__name__ for r in raises)
-    expected = f"raises {wanted}" + (f" with {match!r} in its message" if match else "")
-    shown = _show_call(name, inputs)
-    try:
-        result = _call(fn, inputs)
-    except raises as error:
-        if match is not None and match not in str(error):
-            _fail("wrong error message", name, shown, expected,
-                  f"{type(error).__name__}: {error}")
-    except NotImplementedError:
-        raise  # the learner copy's stub: let its own message speak
-    except Exception as error:
-        _fail("wrong exception type", name, shown, expected,
-              f"{type(error).__name__}: {error}")
-    else:
-        _fail("no exception raised", name, shown, expected,
-              f"returned {describe(result)}")
+    spec = None if raises is _WITHHELD else _obs.raises_spec(
+        raises, None if match is _WITHHELD else match)
+    # the learner copy's stub: let its own message speak (unless it is what is expected)
+    stub = () if _grading.mode == "sandbox" or (spec and any(
+        issubclass(NotImplementedError, c) for c in (raises if isinstance(raises, tuple)
+                                                     else (raises,)))) \
+        else (NotImplementedError,)
+    _verdict("raises", _outcome(fn, inputs, stub), spec, name=name,
+             inputs=_show_call(name, inputs))
 
 
-@_reports
+@_reports(withheld=("cases[*][1]",))
 def check_function(fn, cases, *, name=None, atol=1e-6, rtol=1e-5):
     """Call ``fn`` on each case and compare with what it should give.
 
@@ -350,11 +336,16 @@ def check_function(fn, cases, *, name=None, atol=1e-6, rtol=1e-5):
     """
     name = name or getattr(fn, "__name__", "the function")
     for inputs, expected in cases:
+        shown = _show_call(name, inputs)
+        if expected is _WITHHELD:
+            # a submission in grading: report what the call did; the grader knows
+            # whether it had to raise or return what
+            _verdict("call", _outcome(fn, inputs), None, name=name, inputs=shown)
+            continue
         if isinstance(expected, type) and issubclass(expected, BaseException):
             check_raises(fn, inputs, raises=expected, name=name)
             continue
         result = _call(fn, inputs)
-        shown = _show_call(name, inputs)
         if _as_array(expected) is not None and not isinstance(expected, (str, bytes)):
             check_close(result, expected, name=name, inputs=shown, atol=atol, rtol=rtol)
         else:

@@ -15,6 +15,7 @@ set -euo pipefail
 program_of() {
   case "$1" in
     graphviz) echo dot ;;
+    bubblewrap) echo bwrap ;;
     chromium) echo chromium ;;
     chromium-driver) echo chromedriver ;;
     *) echo "" ;;

@@ -226,6 +226,13 @@ def test_chromium_is_installed_for_the_tests_only():
     assert "chromium" not in refused
 
 
+def test_bubblewrap_is_installed_for_grading():
+    """Grading runs each submission in a bubblewrap sandbox: `make lab` (instructors grade
+    from it) and `make test` (the grading specs) both install it."""
+    assert re.search(r"Debian/Ubuntu packages: .*\bbubblewrap\b", run_make("-s", "help").stdout)
+    assert re.search(r"system_deps\.sh .*\bbubblewrap\b", run_make("-s", "-n", "test").stdout)
+
+
 # ---------------------------------------------------------------- system packages
 def fake_system(tmp_path, uid):
     """A PATH where id, dpkg-query and apt-get are stand-ins that record how they were called."""

@@ -1,6 +1,8 @@
 """Fixtures for the course tooling's specifications: the tiny fixture chapter, its
 learner copy, and submissions made from that copy by replacing solution cells."""
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,23 +32,45 @@ def learner_copy(tmp_path_factory):
     return out / "01_tiny.ipynb"
 
 
+def write_submission(learner_copy, path, solutions=None, edit=None):
+    """A submission at ``path``: the learner copy with each given exercise's solution
+    cell replaced by its code (``edit(notebook)`` may change anything else first)."""
+    notebook = json.loads(Path(learner_copy).read_text())
+    if edit is not None:
+        edit(notebook)
+    for cell in notebook["cells"]:
+        mark = cell["metadata"].get("learntorch", {})
+        if mark.get("role") == "solution" and mark["exercise"] in (solutions or {}):
+            cell["source"] = solutions[mark["exercise"]]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(notebook))
+    return path
+
+
+def run_grader(*arguments, timeout=600):
+    """``learntorch-course grade ...`` as an instructor types it; the finished process."""
+    return subprocess.run([sys.executable, "-m", "course.cli", "grade", *map(str, arguments)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def read_gradebook(out):
+    """The gradebook's rows as {submission: {exercise: row dict}}."""
+    rows = json.loads((Path(out) / "gradebook.json").read_text())
+    table = {}
+    for row in rows:
+        table.setdefault(row["submission"], {})[row["exercise"]] = row
+    return table
+
+
 @pytest.fixture
 def submit(tmp_path, learner_copy):
     """``submit({"01.1": code}, name=..., edit=fn)``: a submission made from the learner
     copy, each given exercise's solution cell replaced by ``code``; ``edit(notebook)``
     may change anything else first.  Returns its path."""
     def make(solutions=None, name="alice/01_tiny.ipynb", edit=None):
-        notebook = json.loads(learner_copy.read_text())
-        if edit is not None:
-            edit(notebook)
-        for cell in notebook["cells"]:
-            mark = cell["metadata"].get("learntorch", {})
-            if mark.get("role") == "solution" and mark["exercise"] in (solutions or {}):
-                cell["source"] = solutions[mark["exercise"]]
-        path = tmp_path / "submissions" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(notebook))
-        return path
+        return write_submission(learner_copy, tmp_path / "submissions" / name, solutions,
+                                edit)
     return make
 
 

@@ -5,6 +5,9 @@ course/solutions/ (chapters written later are covered without touching this file
 - graded as a submission, the source earns full marks;
 - the untouched learner copy earns zero on every exercise and raises nowhere outside
   the exercises: proof that every check tells the stub from a solution;
+- every exercise has at least one check call whose expected value grading takes from
+  the instructor's run (a *trusted* call, course/grading/taint.py): a submission that
+  lies about its own values cannot pass it;
 - chapters/ is exactly the release of course/solutions/ (fresh, byte for byte).
 """
 import subprocess
@@ -13,15 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY_SOURCES
+from conftest import FIXTURES, TINY_SOURCES
 from course.grade import grade
+from course.grading.plan import Plan
 from course.notebook import chapter_sources
 from course.release import release
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "course" / "solutions"
 CHAPTERS = ROOT / "chapters"
-SOURCES = chapter_sources(TINY_SOURCES) + chapter_sources(SOLUTIONS)
+SOURCES = chapter_sources(TINY_SOURCES) + chapter_sources(FIXTURES / "blocks") + \
+    chapter_sources(SOLUTIONS)
 IDS = [f"{path.parent.name}/{path.name}" for path in SOURCES]
 REGENERATE = "learntorch-course release course/solutions chapters"
 
@@ -67,6 +72,19 @@ def test_the_untouched_learner_copy_earns_zero_and_raises_only_in_exercises(sour
                  if cell.exercise is None and cell.outcome != "passed"]
     assert not elsewhere, (f"{source.name}: cells outside the exercises fail in the learner "
                            f"copy (cell number, outcome, error): {elsewhere}")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=IDS)
+def test_every_exercise_has_a_check_call_graded_against_the_instructors_run(source):
+    plan = Plan(source)
+    untrusted = [exercise.id for exercise in plan.exercises
+                 if not any(not site.relational for site in plan.sites.values()
+                            if site.cell in exercise.checks + exercise.hidden_checks)]
+    assert not untrusted, (
+        f"{source.name}: exercises {untrusted} compare only values their own code made "
+        f"(relational checks), which a lying submission can fake; give each a check "
+        f"against a fixed or engine-computed value, computed before the learner's code "
+        f"runs on it")
 
 
 def test_chapters_are_the_fresh_release_of_the_sources(tmp_path):

@@ -4,11 +4,14 @@ Each spec grades real submissions (made from the released learner copy of the fi
 chapter) with nbval, in a kernel, as the command does."""
 import csv
 import json
+import re
 import subprocess
 import sys
 
 from conftest import RIGHT, TINY_SOURCES
+from course import gradebook
 from course.grade import grade
+from course.grading.judge import HIDDEN_FEEDBACK
 
 WRONG_SQUARE = {**RIGHT, "01.2": "def square(x):\n    return x * 2\n"}
 
@@ -32,6 +35,9 @@ def test_a_wrong_answer_costs_its_exercise_with_specific_feedback(submit, grade_
     assert feedback.startswith("check failed: ExerciseCheckFailed: 01.2 square(3.0): wrong values")
     assert "input:    x = float 3.0" in feedback and "expected: float 9.0" in feedback
     assert "got:      float 6.0" in feedback
+    # the instructor's message numbers the cell as the learner's copy does (its 8th cell:
+    # the hidden check before it is not in the learner's copy)
+    assert rows["01.2"].message.startswith("check (cell 8) failed: ExerciseCheckFailed: 01.2")
 
 
 def test_editing_or_deleting_check_cells_changes_nothing(tmp_path, submit):
@@ -105,15 +111,18 @@ def test_cells_are_matched_by_exercise_id_not_by_cell_id_or_position(submit, gra
                               "01.3": ("passed", 1)}
 
 
-def test_a_failed_hidden_check_tells_the_learner_only_its_first_line(submit, grade_one):
+def test_a_failed_hidden_check_tells_the_learner_only_its_exercise(submit, grade_one):
     # right for the visible check's floats and arrays, wrong for the hidden check's int
     sneaky = {**RIGHT, "01.1": "def double(x):\n    return 2 * x if not isinstance(x, int) "
                                "else 0\n"}
     rows = grade_one(submit(sneaky))
     row = rows["01.1"]
     assert (row.status, row.points) == ("failed", 0)
-    assert row.feedback == "hidden check failed: ExerciseCheckFailed: 01.1 double(21): wrong values"
-    assert "expected: int 42" in row.message  # the instructor sees everything
+    assert row.feedback == f"exercise 01.1: {HIDDEN_FEEDBACK}"
+    # the instructor sees everything: which hidden check, its inputs, what was expected
+    assert row.message.startswith("hidden check (cell 6 of the instructor source) failed: "
+                                  "ExerciseCheckFailed: 01.1 double(21): wrong values")
+    assert "expected: int 42" in row.message and "got:      int 0" in row.message
     hidden_source = 'check_equal(double(21), 42, name="double(21)")'
     assert hidden_source not in row.message
 
@@ -138,7 +147,7 @@ def test_the_chapter_is_found_by_metadata_or_by_name(tmp_path, submit):
     assert unreadable.status == "error" and "not a readable notebook" in unreadable.message
 
 
-def test_the_command_writes_gradebook_csv_json_and_feedback(tmp_path, submit, learner_copy):
+def test_the_command_writes_gradebook_csv_json_feedback_and_a_digest(tmp_path, submit):
     right, wrong = submit(RIGHT, name="alice/01_tiny.ipynb"), submit(WRONG_SQUARE,
                                                                       name="bob/01_tiny.ipynb")
     out = tmp_path / "grades"
@@ -150,18 +159,22 @@ def test_the_command_writes_gradebook_csv_json_and_feedback(tmp_path, submit, le
     assert "graded 2 submissions (5 of 6 exercises passed, 7 points)" in done.stdout
     with open(out / "gradebook.csv", newline="") as stream:
         table = list(csv.DictReader(stream))
-    assert list(table[0]) == ["submission", "chapter", "exercise", "points", "max_points",
-                              "status", "message"]
+    assert list(table[0]) == ["submission", "student", "chapter", "exercise", "points",
+                              "max_points", "student_points", "student_max_points", "status",
+                              "message"]
     as_json = json.loads((out / "gradebook.json").read_text())
     assert [{k: str(v) for k, v in row.items()} for row in as_json] == table
-    assert [(r["submission"], r["exercise"], r["points"], r["status"]) for r in table] == [
-        ("alice/01_tiny.ipynb", "01.1", "2", "passed"), ("alice/01_tiny.ipynb", "01.2", "1", "passed"),
-        ("alice/01_tiny.ipynb", "01.3", "1", "passed"), ("bob/01_tiny.ipynb", "01.1", "2", "passed"),
-        ("bob/01_tiny.ipynb", "01.2", "0", "failed"), ("bob/01_tiny.ipynb", "01.3", "1", "passed")]
-    feedback = (out / "feedback" / "bob__01_tiny.md").read_text()
+    assert [(r["student"], r["exercise"], r["points"], r["student_points"],
+             r["student_max_points"], r["status"]) for r in table] == [
+        ("alice", "01.1", "2", "4", "4", "passed"), ("alice", "01.2", "1", "4", "4", "passed"),
+        ("alice", "01.3", "1", "4", "4", "passed"), ("bob", "01.1", "2", "3", "4", "passed"),
+        ("bob", "01.2", "0", "3", "4", "failed"), ("bob", "01.3", "1", "3", "4", "passed")]
+    feedback = (out / "feedback" / "bob" / "01_tiny.md").read_text()
     assert "Chapter 01_tiny: 3 of 4 points." in feedback
     assert "## exercise 01.2: failed (0/1)" in feedback and "got:      float 6.0" in feedback
-    assert (out / "feedback" / "alice__01_tiny.md").exists()
+    assert (out / "feedback" / "alice" / "01_tiny.md").exists()
+    [digest] = re.findall(r"gradebook digest: (sha256:[0-9a-f]{64})", done.stdout)
+    assert gradebook.verify(out, digest) == []
 
 
 def test_grading_refuses_missing_files_and_bad_sources(tmp_path):

@@ -154,7 +154,9 @@ def test_the_command_releases_and_reports_errors_with_exit_code_2(tmp_path):
     ((), ["release", "grade", "### BEGIN SOLUTION", "hidden-check"]),
     (("release",), ["SOURCE_DIR", "OUT_DIR", "NotImplementedError", "deterministic"]),
     (("grade",), ["--source", "--out", "--timeout", "--jobs", "gradebook.csv",
-                  "hidden checks", "kills the kernel"]),
+                  "hidden checks", "kills the kernel", "sandbox", "isolation",
+                  "--notebook-timeout", "--memory", "SHA256SUMS"]),
+    (("verify",), ["SHA256SUMS", "--digest"]),
 ])
 def test_help_explains_release_and_grade(args, says):
     done = run_cli(*args, "--help")

@@ -91,8 +91,9 @@ def test_a_mixed_batch_gives_each_learner_what_they_earned(tmp_path, learner_cop
     assert done.returncode == 0, done.stdout + done.stderr
     with open(out / "gradebook.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["submission", "chapter", "exercise", "points", "max_points",
-                             "status", "message"]
+    assert list(rows[0]) == ["submission", "student", "chapter", "exercise", "points",
+                             "max_points", "student_points", "student_max_points", "status",
+                             "message"]
     got = {}
     for row in rows:
         learner = next(name for name in LEARNERS if name in row["submission"])
