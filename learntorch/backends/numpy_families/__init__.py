@@ -6,6 +6,8 @@ arrays out, inputs never modified.  A new family is a new file here and one entr
 ``FAMILIES``; the Numba backend overrides what it has kernels for.
 """
 
+from .linear import LinearFamily
+from .losses import LossFamily
 from .optim import OptimizerFamily
 
-FAMILIES = (OptimizerFamily,)
+FAMILIES = (LinearFamily, LossFamily, OptimizerFamily)
