@@ -12,6 +12,8 @@ from .modules import (Identity, Linear, Flatten, Unflatten, ReLU, LeakyReLU, GEL
                       Softplus, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, BatchNorm1d,
                       BatchNorm2d, BatchNorm3d, LayerNorm, Embedding)
 from . import init
+from .modules import (ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
+                      LogSigmoid, Softsign, Tanhshrink, Softmin, PReLU)
 from .modules import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
                       BCELoss, BCEWithLogitsLoss)
 from .modules import Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d

@@ -6,7 +6,9 @@ in its own file under ``nn/_functional/``; this module only gathers them under
 torch's names.
 """
 from ._functional.activation import (relu, leaky_relu, gelu, silu, softplus,  # noqa: F401
-                                     sigmoid, tanh, softmax, log_softmax)
+                                     sigmoid, tanh, softmax, log_softmax, elu, selu, celu,
+                                     hardtanh, relu6, hardsigmoid, hardswish, mish,
+                                     logsigmoid, softsign, tanhshrink, prelu, softmin)
 from ._functional.linear import linear  # noqa: F401
 from ._functional.dropout import dropout  # noqa: F401
 from ._functional.normalization import batch_norm, layer_norm  # noqa: F401

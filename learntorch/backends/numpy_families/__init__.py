@@ -8,6 +8,7 @@ arrays out, inputs never modified.  A new family is a new file here and one entr
 
 from .linear import LinearFamily
 from .losses import LossFamily
+from .nn_activations import NnActivationFamily
 from .optim import OptimizerFamily
 
-FAMILIES = (LinearFamily, LossFamily, OptimizerFamily)
+FAMILIES = (LinearFamily, LossFamily, NnActivationFamily, OptimizerFamily)

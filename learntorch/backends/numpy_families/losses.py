@@ -83,7 +83,8 @@ class LossFamily:
 
             loss = w * ((1 - y) * x - (1 + (pw - 1) * y) * log_sigmoid(x))
 
-        with log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), finite for any x.
+        with log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), finite for any x (the
+        activation family's ``log_sigmoid``).
         """
         log_sig = self.log_sigmoid(input)
         if pos_weight is not None:
@@ -93,11 +94,6 @@ class LossFamily:
         if weight is not None:
             loss = loss * weight
         return _reference.as_array(loss, dtype=input.dtype)
-
-    def log_sigmoid(self, x):
-        """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow for any x."""
-        return _reference.as_array(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
-                                   dtype=x.dtype)
 
     # ------------------------------------------------------------------ class targets (rows)
     def nll_loss_rows(self, logp, target, weight, ignore_index):

@@ -4,7 +4,8 @@ from .container import Sequential, ModuleList, ModuleDict
 from .linear import Identity, Linear
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax,
-                         LogSoftmax)
+                         LogSoftmax, ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish,
+                         Mish, LogSigmoid, Softsign, Tanhshrink, Softmin, PReLU)
 from .dropout import Dropout
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from .sparse import Embedding
