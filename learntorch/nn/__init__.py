@@ -15,6 +15,7 @@ from . import init
 from .modules import (ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
                       LogSigmoid, Softsign, Tanhshrink, Softmin, PReLU)
 from .modules import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
-                      BCELoss, BCEWithLogitsLoss)
+                      BCELoss, BCEWithLogitsLoss, KLDivLoss)
+from .modules import CosineSimilarity, PairwiseDistance
 from .modules import Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from . import parallel

@@ -10,6 +10,7 @@ from .dropout import Dropout
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from .sparse import Embedding
 from .loss import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
-                   BCELoss, BCEWithLogitsLoss)
+                   BCELoss, BCEWithLogitsLoss, KLDivLoss)
+from .distance import CosineSimilarity, PairwiseDistance
 from .conv import Conv1d, Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
