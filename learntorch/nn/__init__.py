@@ -5,7 +5,7 @@ attributes in ``__init__`` and a ``forward``; ``nn.functional`` (import it as
 ``F``) has the stateless versions.
 """
 from .parameter import Parameter, Buffer
-from .modules import Module, Sequential, ModuleList, ModuleDict
+from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from . import functional
 from . import utils
 from .modules import (Identity, Linear, Flatten, Unflatten, ReLU, LeakyReLU, GELU, SiLU,

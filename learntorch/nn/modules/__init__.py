@@ -1,6 +1,7 @@
 """The layers of ``learntorch.nn``, one family per file."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict
+from .parameter_container import ParameterList, ParameterDict
 from .linear import Identity, Linear
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax,
