@@ -16,7 +16,7 @@ A uniform distribution on [-b, b] has variance b^2 / 3, hence the sqrt(3) below.
 import math
 import warnings
 
-from .. import backends
+from .. import backends as _backends
 from .. import factories as _factories
 from .. import random as _random
 from .._tensor import Tensor
@@ -70,7 +70,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     u = _random._generator(generator).random(tuple(tensor.shape))
-    values = backends.current.trunc_normal_from_uniform(u, mean, std, a, b)
+    values = _backends.current.trunc_normal_from_uniform(u, mean, std, a, b)
     return _fill_with(tensor, Tensor._wrap(values))
 
 
