@@ -31,10 +31,10 @@ OTHER = "other"
 KINDS = {
     ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder
         Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
-        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp LeakyRelu
+        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp
         _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill
         TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward
-        Elu Hardtanh Hardsigmoid Hardswish LogSigmoid Mish Prelu
+        _Activation Prelu
         _PiecewiseLinearBackward EluBackward HardswishBackward MseLossBackward""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize""",

@@ -27,19 +27,28 @@ from .activation_derivatives import (EluBackward, HardsigmoidBackward, Hardswish
                                      HardtanhBackward, LeakyReluBackward)
 
 
-class LeakyRelu(Function):
-    node_name = "LeakyReluBackward0"
+class _Activation(Function):
+    """An activation f(x; params): forward is the backend's ``backend_method(x, *params)``
+    (x is saved), backward is ``derivative(grad, x, *params)`` -- one per subclass."""
 
-    @staticmethod
-    def forward(ctx, x, negative_slope):
+    backend_method = None
+
+    @classmethod
+    def forward(cls, ctx, x, *params):
         ctx.save_for_backward(x)
-        ctx.negative_slope = negative_slope
-        return wrap(backends.current.leaky_relu(x._data, negative_slope))
+        ctx.params = params
+        return wrap(getattr(backends.current, cls.backend_method)(x._data, *params))
 
-    @staticmethod
-    def backward(ctx, grad):
+    @classmethod
+    def backward(cls, ctx, grad):
         x, = ctx.saved_tensors
-        return LeakyReluBackward.apply(grad, x, ctx.negative_slope), None
+        return (cls.derivative(grad, x, *ctx.params),) + (None,) * len(ctx.params)
+
+
+class LeakyRelu(_Activation):
+    node_name = "LeakyReluBackward0"
+    backend_method = "leaky_relu"
+    derivative = LeakyReluBackward.apply
 
 
 class LeakyReluInplace(LeakyRelu):
@@ -47,143 +56,90 @@ class LeakyReluInplace(LeakyRelu):
 
     node_name = "LeakyReluBackward1"
 
-    @staticmethod
-    def backward(ctx, grad):
-        if ctx.negative_slope < 0:
+    @classmethod
+    def backward(cls, ctx, grad):
+        slope, = ctx.params
+        if slope < 0:
             raise RuntimeError(
                 "In-place leakyReLu backward calculation is triggered with a negative slope which "
                 "is not supported. This is caused by calling in-place forward function with a "
                 "negative slope, please call out-of-place version instead "
-                f"(F.leaky_relu(x, {ctx.negative_slope}) without inplace=True).")
-        return LeakyRelu.backward(ctx, grad)
+                f"(F.leaky_relu(x, {slope}) without inplace=True).")
+        return super().backward(ctx, grad)
 
 
-class Elu(Function):
-    """ELU, SELU and CELU: one formula with (alpha, scale, input_scale)."""
+class Elu(_Activation):
+    """ELU, SELU and CELU: one formula with params (alpha, scale, input_scale)."""
 
     node_name = "EluBackward0"
-
-    @staticmethod
-    def forward(ctx, x, alpha, scale, input_scale):
-        ctx.save_for_backward(x)
-        ctx.params = (alpha, scale, input_scale)
-        return wrap(backends.current.elu(x._data, alpha, scale, input_scale))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return EluBackward.apply(grad, x, *ctx.params), None, None, None
+    backend_method = "elu"
+    derivative = EluBackward.apply
 
 
 class Celu(Elu):
     node_name = "CeluBackward0"
 
     @staticmethod
-    def backward(ctx, grad):
+    def derivative(grad, x, alpha, scale, input_scale):
         # torch's derivative of celu uses 1 / alpha with alpha rounded to float32 first
         # (``1.0 / alpha.toFloat()``): the same here, so float64 gradients agree with torch's
-        x, = ctx.saved_tensors
-        alpha = ctx.params[0]
-        return EluBackward.apply(grad, x, alpha, 1.0, 1.0 / float(np.float32(alpha))), None, \
-            None, None
+        return EluBackward.apply(grad, x, alpha, scale, 1.0 / float(np.float32(alpha)))
 
 
-def _refuse_negative_alpha(ctx):
-    if ctx.params[0] < 0:
-        raise RuntimeError(
-            "In-place elu backward calculation is triggered with a negative slope which is "
-            "not supported. This is caused by calling in-place forward function with a "
-            "negative slope, please call out-of-place version instead.")
+class _RefusesNegativeAlpha:
+    """The in-place forms of ELU, SELU and CELU: torch refuses a negative alpha there."""
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        if ctx.params[0] < 0:
+            raise RuntimeError(
+                "In-place elu backward calculation is triggered with a negative slope which is "
+                "not supported. This is caused by calling in-place forward function with a "
+                "negative slope, please call out-of-place version instead.")
+        return super().backward(ctx, grad)
 
 
-class EluInplace(Elu):
-    """The in-place forms of ELU and SELU; torch refuses a negative alpha there."""
-
+class EluInplace(_RefusesNegativeAlpha, Elu):
     node_name = "EluBackward1"
 
-    @staticmethod
-    def backward(ctx, grad):
-        _refuse_negative_alpha(ctx)
-        return Elu.backward(ctx, grad)
 
-
-class CeluInplace(Celu):
+class CeluInplace(_RefusesNegativeAlpha, Celu):
     node_name = "CeluBackward1"
 
-    @staticmethod
-    def backward(ctx, grad):
-        _refuse_negative_alpha(ctx)
-        return Celu.backward(ctx, grad)
 
-
-class Hardtanh(Function):
+class Hardtanh(_Activation):
     node_name = "HardtanhBackward0"
-
-    @staticmethod
-    def forward(ctx, x, min_val, max_val):
-        ctx.save_for_backward(x)
-        ctx.bounds = (min_val, max_val)
-        return wrap(backends.current.hardtanh(x._data, min_val, max_val))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return HardtanhBackward.apply(grad, x, *ctx.bounds), None, None
+    backend_method = "hardtanh"
+    derivative = HardtanhBackward.apply
 
 
-class Hardsigmoid(Function):
+class Hardsigmoid(_Activation):
     node_name = "HardsigmoidBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(backends.current.hardsigmoid(x._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return HardsigmoidBackward.apply(grad, x)
+    backend_method = "hardsigmoid"
+    derivative = HardsigmoidBackward.apply
 
 
-class Hardswish(Function):
+class Hardswish(_Activation):
     node_name = "HardswishBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(backends.current.hardswish(x._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return HardswishBackward.apply(grad, x)
+    backend_method = "hardswish"
+    derivative = HardswishBackward.apply
 
 
-class LogSigmoid(Function):
+class LogSigmoid(_Activation):
     node_name = "LogSigmoidBackward0"
+    backend_method = "log_sigmoid"
 
     @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(backends.current.log_sigmoid(x._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
+    def derivative(grad, x):
         return grad * (-x).sigmoid()  # d log(sigmoid(x)) / dx = 1 - sigmoid(x) = sigmoid(-x)
 
 
-class Mish(Function):
+class Mish(_Activation):
     node_name = "MishBackward0"
+    backend_method = "mish"
 
     @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(backends.current.mish(x._data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
+    def derivative(grad, x):
         t = softplus(x).tanh()
         return grad * (t + x * x.sigmoid() * (1 - t * t))
 

@@ -123,22 +123,26 @@ class LRScheduler:
     def _update_lr(self, epoch=None):
         """The next learning rates (at ``epoch``: the closed form where there is one),
         written into the param groups."""
+        if epoch is None:
+            self.last_epoch += 1
+            compute = self.get_lr
+        else:
+            self.last_epoch = epoch
+            compute = getattr(self, "_get_closed_form_lr", self.get_lr)
+        self._write_lrs(self._within_step(compute))
+
+    def _within_step(self, compute):
+        """``compute()``, with ``get_lr``'s warning off (it is being called by a step)."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                values = closed_form() if closed_form is not None else self.get_lr()
+            return compute()
         finally:
             self._get_lr_called_within_step = False
+
+    def _write_lrs(self, values):
         for group, lr in zip(self.optimizer.param_groups, values):
             _set(group, "lr", lr)
         self._last_lr = _values(self.optimizer, "lr")
-
-
 
 
 class _LRScheduler(LRScheduler):

@@ -7,7 +7,7 @@ import functools
 import math
 import types
 
-from ._base import LRScheduler, _check_optimizer, _per_group, _set, _values
+from ._base import LRScheduler, _check_optimizer, _per_group, _set
 
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: warm the lr up to ``max_lr``, then anneal it far below where it began.
@@ -297,14 +297,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
-        self._last_lr = _values(self.optimizer, "lr")
+        self._write_lrs(self._within_step(self.get_lr))
 
 
 def _copied(values):
