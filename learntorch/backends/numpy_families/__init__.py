@@ -6,4 +6,13 @@ arrays out, inputs never modified.  A new family is a new file here and one entr
 ``FAMILIES``; the Numba backend overrides what it has kernels for.
 """
 
-FAMILIES = ()
+from .conv import ConvFamily
+from .dropout import DropoutFamily
+from .embedding import EmbeddingFamily
+from .interpolation import InterpolationFamily
+from .normalization import NormalizationFamily
+from .padding import PaddingFamily
+from .pooling import PoolingFamily
+
+FAMILIES = (ConvFamily, PoolingFamily, NormalizationFamily, PaddingFamily, InterpolationFamily,
+            DropoutFamily, EmbeddingFamily)

@@ -1,4 +1,4 @@
-"""Normalisation layers: ``BatchNorm1d/2d/3d`` and ``LayerNorm``.
+"""Normalisation layers: ``BatchNorm1d/2d/3d``, ``LayerNorm`` and ``GroupNorm``.
 
 Batch norm normalises each channel with the statistics of the current batch
 while training, and keeps running averages of them (the buffers
@@ -7,8 +7,9 @@ when a batch may be a single example.  The average is exponential with
 factor ``momentum`` (new = (1 - momentum) * old + momentum * batch), or the
 plain mean of all batches seen when ``momentum=None``.
 
-Layer norm normalises each sample over its last dims and has no running
-state: it behaves the same in training and eval.
+Layer norm normalises each sample over its last dims, group norm each sample
+over groups of channels; neither has running state: they behave the same in
+training and eval (and do not depend on the batch size).
 """
 import numbers
 
@@ -143,3 +144,41 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample over ``num_groups`` groups of channels (each group with all its
+    positions), then scale and shift each channel: for (N, C, *) inputs."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        kw = {"device": device, "dtype": dtype}
+        if affine:
+            self.weight = Parameter(factories.empty(num_channels, **kw))
+            if bias:
+                self.bias = Parameter(factories.empty(num_channels, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")

@@ -1,12 +1,57 @@
-"""Pooling layers: ``nn.MaxPool2d``, ``nn.AvgPool2d``, ``nn.AdaptiveAvgPool2d``.
+"""Pooling layers: max and average pooling over 1-D and 2-D windows, and the adaptive forms.
 
 They have no parameters: each keeps its window arguments exactly as given
-(torch prints ``kernel_size=2``, not ``(2, 2)``) and calls the functional form
-in ``nn/_functional/pooling.py``.  A stride left out means stride =
-kernel_size: windows side by side, not overlapping.
+(torch prints ``kernel_size=2``, not ``(2, 2)``; ``AvgPool1d`` keeps 1-tuples, as
+torch's does) and calls the functional form in ``nn/_functional/pooling.py``.  A
+stride left out means stride = kernel_size: windows side by side, not overlapping.
 """
-from .._functional.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .._functional.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d,
+                                   adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
+                                   avg_pool2d, max_pool1d, max_pool2d)
 from .module import Module
+
+
+class MaxPool1d(Module):
+    """Maximum over windows of every channel of (N, C, L) inputs."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool1d(Module):
+    """Mean over windows of every channel of (N, C, L) inputs."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
 class MaxPool2d(Module):
@@ -57,6 +102,48 @@ class AdaptiveAvgPool2d(Module):
 
     def forward(self, input):
         return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Mean pooling of (N, C, L) inputs to ``output_size`` positions whatever L."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(Module):
+    """Max pooling of (N, C, L) inputs to ``output_size`` positions whatever L."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed output size (out_H, out_W) whatever the input size."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
