@@ -30,6 +30,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...backends.geometry import Geometry, output_size
 from ...ops._helpers import check_same_device, wrap
+from .named import named
 
 
 class Convolution(Function):
@@ -128,10 +129,13 @@ class ConvolutionTranspose(Function):
     @staticmethod
     def backward(ctx, grad):
         # out = dx(x, W) of the convolution it transposes: <grad, out> = <x, conv2d(grad, W)>
+        # (a convolution under the name torch gives the backward of a convolution op)
         x, weight = ctx.saved_tensors
         g, groups = ctx.geometry, ctx.groups
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        return (Convolution.apply(grad, weight, None, g, groups) if need_x else None,
+        return (named(Convolution, "ConvolutionBackwardBackward0").apply(grad, weight, None, g,
+                                                                         groups)
+                if need_x else None,
                 ConvolutionBackwardWeight.apply(x, grad, g, groups) if need_w else None,
                 grad.sum(dim=bias_dims(grad.ndim)) if need_b else None, None, None)
 
