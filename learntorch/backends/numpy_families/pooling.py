@@ -21,6 +21,8 @@ Derivatives, with g = dLoss/dout:
 The Numba backend runs max pooling with kernels (``numba_cpu/pooling_backend.py``);
 a device array is handed to its own backend (``backends/cuda/pooling.py``).
 """
+import math
+
 import numpy as np
 
 from .. import reference as _reference
@@ -116,7 +118,7 @@ class PoolingFamily:
 # ---------------------------------------------------------------- helpers
 def planes(a):
     """An (N, C, H, W) or (C, H, W) array as a (P, H, W) stack of planes (a view if it can)."""
-    return a.reshape((-1,) + a.shape[-2:])
+    return a.reshape((math.prod(a.shape[:-2]),) + a.shape[-2:])  # (no -1: sizes may be 0)
 
 
 def running_max(stack, g):
@@ -157,9 +159,10 @@ def _tap_positions(g):
 
 def scatter_to_winners(grad, indices, size, overlapping):
     """Route each output's gradient (..., Ho, Wo) to its argmax; returns (..., H, W)."""
-    g2 = planes(grad).reshape(-1, grad.shape[-2] * grad.shape[-1])      # (P, Ho*Wo)
-    at = planes(indices).reshape(g2.shape)
-    n_planes, plane_size = g2.shape[0], size[0] * size[1]
+    n_planes = math.prod(grad.shape[:-2])
+    g2 = grad.reshape(n_planes, grad.shape[-2] * grad.shape[-1])        # (P, Ho*Wo)
+    at = indices.reshape(g2.shape)
+    plane_size = size[0] * size[1]
     if not overlapping:
         # every pixel wins at most one window: plain assignment, no sums to form
         gx = np.zeros((n_planes, plane_size), dtype=grad.dtype, like=grad)
