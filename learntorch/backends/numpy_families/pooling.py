@@ -101,7 +101,7 @@ class PoolingFamily:
         width = x.shape[-1]
         for oh, (top, bottom) in enumerate(rows):          # one window at a time:
             for ow, (left, right) in enumerate(cols):      # the output is small
-                window = np.ascontiguousarray(p[:, top:bottom, left:right])
+                window = p[:, top:bottom, left:right].copy()  # C order, on any device
                 flat = window.reshape(p.shape[0], -1)
                 at = _argmax_nan_last(flat)
                 k = right - left
