@@ -36,8 +36,8 @@ KINDS = {
         TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize""",
-    NORMALIZATION: """Softmax LogSoftmax BatchNorm LayerNorm GroupNorm SoftmaxBackward
-        LogSoftmaxBackward NormalizeBackward NormalizeAffineBackward""",
+    NORMALIZATION: """Softmax LogSoftmax SoftmaxBackward LogSoftmaxBackward _Normalization
+        BatchNorm LayerNorm GroupNorm NormalizeBackward NormalizeAffineBackward""",
     MATMUL: "Matmul Dot Linear Einsum",
     CONV: """Convolution ConvolutionBackwardInput ConvolutionBackwardWeight
         ConvolutionTranspose""",

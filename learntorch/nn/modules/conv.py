@@ -35,15 +35,20 @@ def _tuple(value, n):
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: arguments, parameters, initialisation, repr."""
+    """What the convolutions share: arguments, parameters, initialisation, repr."""
 
     _dims = None  # 1 or 2, set by the subclasses
     _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None,
-                 output_padding=0):
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
+        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+                    bias, padding_mode, device, dtype, output_padding=0)
+
+    def _build(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+               bias, padding_mode, device, dtype, output_padding):
+        """Check the arguments and make the parameters (a transposed one has output_padding)."""
         n = self._dims
         kernel_size, stride, dilation = (_tuple(kernel_size, n), _tuple(stride, n),
                                          _tuple(dilation, n))
@@ -167,8 +172,9 @@ class _ConvTransposeNd(_ConvNd):
             raise TypeError(f"{type(self).__name__}(): padding must be an int or a tuple of "
                             f"ints, not {padding!r}: a transposed convolution has no "
                             "'same'/'valid' padding")
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype, output_padding)
+        Module.__init__(self)
+        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+                    bias, padding_mode, device, dtype, output_padding)
 
     def _output_padding(self, input, output_size):
         """torch's rule: the output_padding that makes the output ``output_size``."""
