@@ -85,6 +85,20 @@ def convolution(ctx):
     return ctx.op("Conv", *inputs, group=int(groups), **attributes, last=True)
 
 
+@converts("ConvolutionTranspose")
+def convolution_transpose(ctx):
+    # the recorded geometry is the convolution it transposes: from this op's output
+    # (g.size) to its input (g.out); ONNX's output_padding is what the formula leaves over
+    x, weight, bias, g, groups = ctx.args
+    dims = len(ctx.meta(x).shape) - 2
+    attributes = _window_attributes(g, dims)
+    attributes["output_padding"] = [
+        n - ((o - 1) * s - 2 * p + d * (k - 1) + 1) for n, o, s, p, d, k in
+        list(zip(g.size, g.out, g.stride, g.pad, g.dilation, g.kernel))[-dims:]]
+    inputs = [ctx.value(x), ctx.value(weight)] + ([ctx.value(bias)] if bias is not None else [])
+    return ctx.op("ConvTranspose", *inputs, group=int(groups), **attributes, last=True)
+
+
 @converts("MaxPool2d")
 def max_pool2d(ctx):
     x, g = ctx.args
