@@ -82,11 +82,9 @@ class _Normalization(Function):
         gx = gw = gb = None
         if need_x:
             g = grad if weight is None else grad * weight.to(grad.dtype).reshape(groups.affine)
-            gx = named(NormalizeBackward, node_name).apply(
-                g, x, *arguments).reshape(shape)
+            gx = named(NormalizeBackward, node_name).apply(g, x, *arguments).reshape(shape)
         if need_w or need_b:
-            gw, gb = named(NormalizeAffineBackward, node_name).apply(
-                grad, x, *arguments)
+            gw, gb = named(NormalizeAffineBackward, node_name).apply(grad, x, *arguments)
             gw = gw.reshape(ctx.parameter_shape) if need_w else None
             gb = gb.reshape(ctx.parameter_shape) if need_b else None
         return gx, gw, gb
