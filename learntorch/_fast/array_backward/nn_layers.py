@@ -25,41 +25,38 @@ def convolution_backward(ctx, grad):
     """Replaces ``Convolution.backward`` (``ConvolutionBackwardInput.forward``,
     ``ConvolutionBackwardWeight.forward`` and the bias's sum)."""
     x, weight = ctx.saved_tensors
-    g, groups = ctx.geometry, ctx.groups
-    need_x, need_w, need_b = ctx.needs_input_grad[:3]
-    backend = backends.current
-    g4 = conv._as_4d(grad)
-    gx = gw = gb = None
-    if need_x:
-        gx = conv._as_dims(backend.conv2d_backward_input(g4, conv._as_4d(weight._data), g,
-                                                         groups), weight.ndim)
-    if need_w:
-        gw = backend.conv2d_backward_weight(g4, conv._as_4d(x._data), g, groups)
-        gw = gw if x.ndim == 4 else gw.reshape(gw.shape[:2] + gw.shape[3:])
-    if need_b:
-        gb = _sum(grad, conv.bias_dims(grad.ndim))
-    return gx, gw, gb, None, None
+    g4, w4 = conv._as_4d(grad), conv._as_4d(weight._data)
+    gx = None
+    if ctx.needs_input_grad[0]:
+        gx = conv._as_dims(backends.current.conv2d_backward_input(g4, w4, ctx.geometry,
+                                                                  ctx.groups), weight.ndim)
+    return (gx,) + _weight_and_bias(ctx, g4, conv._as_4d(x._data), grad, x.ndim) + (None, None)
 
 
 @_register(conv.ConvolutionTranspose)
 def convolution_transpose_backward(ctx, grad):
     """Replaces ``ConvolutionTranspose.backward`` (``Convolution.forward``,
-    ``ConvolutionBackwardWeight.forward`` and the bias's sum)."""
+    ``ConvolutionBackwardWeight.forward`` with the roles of grad and x swapped, and the
+    bias's sum)."""
     x, weight = ctx.saved_tensors
-    g, groups = ctx.geometry, ctx.groups
-    need_x, need_w, need_b = ctx.needs_input_grad[:3]
-    backend = backends.current
-    g4 = conv._as_4d(grad)
-    gx = gw = gb = None
-    if need_x:
-        gx = conv._as_dims(backend.conv2d(g4, conv._as_4d(weight._data), None, g, groups),
+    g4, w4 = conv._as_4d(grad), conv._as_4d(weight._data)
+    gx = None
+    if ctx.needs_input_grad[0]:
+        gx = conv._as_dims(backends.current.conv2d(g4, w4, None, ctx.geometry, ctx.groups),
                            grad.ndim)
-    if need_w:
-        gw = backend.conv2d_backward_weight(conv._as_4d(x._data), g4, g, groups)
-        gw = gw if x.ndim == 4 else gw.reshape(gw.shape[:2] + gw.shape[3:])
-    if need_b:
+    return (gx,) + _weight_and_bias(ctx, conv._as_4d(x._data), g4, grad, x.ndim) + (None, None)
+
+
+def _weight_and_bias(ctx, upstream, below, grad, ndim):
+    """(dW, db): ``conv2d_backward_weight(upstream, below)`` in the weight's rank, and
+    ``grad`` summed over all but the channels."""
+    gw = gb = None
+    if ctx.needs_input_grad[1]:
+        gw = backends.current.conv2d_backward_weight(upstream, below, ctx.geometry, ctx.groups)
+        gw = gw if ndim == 4 else gw.reshape(gw.shape[:2] + gw.shape[3:])
+    if ctx.needs_input_grad[2]:
         gb = _sum(grad, conv.bias_dims(grad.ndim))
-    return gx, gw, gb, None, None
+    return gw, gb
 
 
 @_register(pooling.MaxPool2d)

@@ -182,15 +182,7 @@ def _convolution(name, dims, input, weight, bias, stride, padding, dilation, gro
     if padding == "same" and any(s != 1 for s in stride):
         raise RuntimeError(f"padding='same' is not supported for strided convolutions (got "
                            f"stride={list(stride)}); use stride=1 or give the padding as numbers")
-    if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(
-            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}")
-    if weight.ndim != dims + 2:
-        kernel = "kH, kW" if dims == 2 else "kL"
-        raise RuntimeError(
-            f"{name} expects a {dims + 2}-D weight (out_channels, in_channels/groups, {kernel}), "
-            f"but got weight of size {list(weight.shape)}")
+    _check_ranks(name, dims, input, weight, "out_channels, in_channels/groups")
     if input.ndim == dims + 1:  # one unbatched sample: a batch of one, as torch does
         out = _convolution(name, dims, input.unsqueeze(0), weight, bias, stride, padding,
                            dilation, groups)
@@ -238,15 +230,7 @@ def _transposed(name, dims, input, weight, bias, stride, padding, output_padding
                          for axis, v in zip(("height", "width")[-dims:], values))
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
                            f"got {sizes}")
-    if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(
-            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}")
-    if weight.ndim != dims + 2:
-        kernel = "kH, kW" if dims == 2 else "kL"
-        raise RuntimeError(
-            f"{name} expects a {dims + 2}-D weight (in_channels, out_channels/groups, {kernel}), "
-            f"but got weight of size {list(weight.shape)}")
+    _check_ranks(name, dims, input, weight, "in_channels, out_channels/groups")
     if input.ndim == dims + 1:  # one unbatched sample: a batch of one, as torch does
         return _transposed(name, dims, input.unsqueeze(0), weight, bias, stride, padding,
                            output_padding, groups, dilation).squeeze(0)
@@ -281,6 +265,19 @@ def _transposed(name, dims, input, weight, bias, stride, padding, output_padding
         geometry = Geometry((1,) + out, (1,) + kernel, (1,) + stride, (1,) + dilation,
                             (0,) + padding, (1,) + size)
     return ConvolutionTranspose.apply(input, weight, bias, geometry, groups)
+
+
+def _check_ranks(name, dims, input, weight, channels):
+    """An unbatched or batched input, and a weight (``channels``, *kernel), as torch wants."""
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input.shape)}")
+    if weight.ndim != dims + 2:
+        kernel = "kH, kW" if dims == 2 else "kL"
+        raise RuntimeError(
+            f"{name} expects a {dims + 2}-D weight ({channels}, {kernel}), but got weight of "
+            f"size {list(weight.shape)}")
 
 
 def _check_window_arguments(stride, padding, dilation, groups):

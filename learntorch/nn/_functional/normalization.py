@@ -97,10 +97,7 @@ class NormalizeBackward(Function):
 
     @staticmethod
     def forward(ctx, grad, x, statistics, groups, batch_statistics, eps):
-        mean, inv_std = statistics
-        ctx.save_for_backward(grad, x)
-        ctx.statistics, ctx.dims, ctx.eps = statistics, groups.dims, eps
-        ctx.batch_statistics = batch_statistics
+        mean, inv_std = _keep(ctx, grad, x, statistics, groups, batch_statistics, eps)
         return wrap(backends.current.normalize_backward(grad._data, x._data, mean, inv_std,
                                                         groups.dims, batch_statistics))
 
@@ -134,10 +131,7 @@ class NormalizeAffineBackward(Function):
 
     @staticmethod
     def forward(ctx, grad, x, statistics, groups, batch_statistics, eps):
-        mean, inv_std = statistics
-        ctx.save_for_backward(grad, x)
-        ctx.statistics, ctx.dims, ctx.eps = statistics, groups.dims, eps
-        ctx.batch_statistics = batch_statistics
+        mean, inv_std = _keep(ctx, grad, x, statistics, groups, batch_statistics, eps)
         gw, gb = backends.current.normalize_affine_backward(grad._data, x._data, mean, inv_std,
                                                             groups.affine)
         return wrap(gw), wrap(gb)
@@ -159,6 +153,14 @@ class NormalizeAffineBackward(Function):
                 d_x = inv_std * (v - v.mean(dim=ctx.dims, keepdim=True)
                                  - x_hat * (v * x_hat).mean(dim=ctx.dims, keepdim=True))
         return d_grad, d_x, None, None, None, None
+
+
+def _keep(ctx, grad, x, statistics, groups, batch_statistics, eps):
+    """What the derivatives' own backward needs; returns (mean, inv_std)."""
+    ctx.save_for_backward(grad, x)
+    ctx.statistics, ctx.dims, ctx.eps = statistics, groups.dims, eps
+    ctx.batch_statistics = batch_statistics
+    return statistics
 
 
 def _differentiable_statistics(x, dims, eps):
@@ -209,10 +211,7 @@ class LayerNorm(_Normalization):
 
     @staticmethod
     def backward(ctx, grad):
-        needs = ctx.needs_input_grad
-        gx, gw, gb = _Normalization._backward(ctx, grad, needs[0], needs[2], needs[3],
-                                              "NativeLayerNormBackwardBackward0")
-        return gx, None, gw, gb, None
+        return _per_sample_backward(ctx, grad, "NativeLayerNormBackwardBackward0")
 
 
 class GroupNorm(_Normalization):
@@ -229,10 +228,15 @@ class GroupNorm(_Normalization):
 
     @staticmethod
     def backward(ctx, grad):
-        needs = ctx.needs_input_grad
-        gx, gw, gb = _Normalization._backward(ctx, grad, needs[0], needs[2], needs[3],
-                                              "NativeGroupNormBackwardBackward0")
-        return gx, None, gw, gb, None
+        return _per_sample_backward(ctx, grad, "NativeGroupNormBackwardBackward0")
+
+
+def _per_sample_backward(ctx, grad, node_name):
+    """The backward of layer and group norm, whose arguments are (x, a number, weight, bias,
+    eps)."""
+    needs = ctx.needs_input_grad
+    gx, gw, gb = _Normalization._backward(ctx, grad, needs[0], needs[2], needs[3], node_name)
+    return gx, None, gw, gb, None
 
 
 def _running_update(buffer, batch_value, momentum):

@@ -20,6 +20,29 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _affine_parameters(module, shape, affine, bias, device, dtype):
+    """``module.weight`` and ``module.bias`` of ``shape`` (ones and zeros after
+    ``_reset_affine``), or None where ``affine``/``bias`` say there are none."""
+    kw = {"device": device, "dtype": dtype}
+    if affine:
+        module.weight = Parameter(factories.empty(shape, **kw))
+        if bias:
+            module.bias = Parameter(factories.empty(shape, **kw))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """The identity scale and shift: weight ones, bias zeros (torch's initialisation)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _BatchNorm(Module):
     """What BatchNorm1d/2d/3d share; they differ only in the input dims they accept."""
 
@@ -32,15 +55,7 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(factories.empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(factories.empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, **kw))
             self.register_buffer("running_var", factories.ones(num_features, **kw))
@@ -61,10 +76,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -120,23 +132,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        kw = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(factories.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(factories.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -158,23 +158,11 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(factories.empty(num_channels, **kw))
-            if bias:
-                self.bias = Parameter(factories.empty(num_channels, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
