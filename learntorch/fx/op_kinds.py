@@ -38,14 +38,19 @@ KINDS = {
         _PiecewiseLinearBackward EluBackward HardswishBackward MseLossBackward""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize""",
-    NORMALIZATION: """Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward
+    NORMALIZATION: """Softmax LogSoftmax SoftmaxBackward LogSoftmaxBackward _Normalization
+        BatchNorm LayerNorm GroupNorm NormalizeBackward NormalizeAffineBackward
         CrossEntropyBackward""",
     MATMUL: "Matmul Dot Linear Einsum",
-    CONV: "Convolution",
-    POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
+    CONV: """Convolution ConvolutionBackwardInput ConvolutionBackwardWeight
+        ConvolutionTranspose""",
+    POOL: """MaxPool2d AvgPool2d AdaptiveAvgPool2d AdaptiveMaxPool2d MaxPool2dBackward
+        AvgPool2dBackward AdaptiveAvgPool2dBackward AdaptiveMaxPool2dBackward
+        UpsampleLinear UpsampleLinearBackward""",
     VIEW: "View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow SliceView",
     COPY: "Contiguous Clone _ToCopy _Identity Fill Copy",
-    MOVEMENT: "Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im",
+    MOVEMENT: """Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im
+        UpsampleNearest UpsampleNearestBackward""",
     INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
         Embedding EmbeddingDenseBackward NllLossBackward""",
     SORT: "_SelectAlongDim",

@@ -161,3 +161,10 @@ def test_linear_array_backward_is_the_reference_bit_for_bit(backend, data):
         if needs[2] and x.ndim == 2:
             reference[2] = learntorch.Tensor._wrap(reference[2]._data.sum(axis=0))
         assert_bitwise_equal(fast, reference)
+
+
+def test_every_loss_entry_is_tested_here():
+    tested = {loss_cross_entropy.CrossEntropy, loss_nll.NllLoss, loss_regression.MseLoss}
+    loss_entries = {cls for cls, fn in ARRAY_BACKWARD.items()
+                    if fn.__module__.endswith("array_backward.losses")}
+    assert loss_entries == tested

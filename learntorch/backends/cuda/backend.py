@@ -8,13 +8,18 @@ never overflows), gelu needs ``erf``, which numpy lacks -- and the reference
 hands a device array to this backend for them.  Each is one *fused*
 elementwise kernel: the whole formula runs in one pass over memory instead of
 one kernel per arithmetic step.
+
+The sliding-window families (convolution, im2col/col2im, max and average
+pooling) have kernels of their own, one GPU thread per output element
+(``conv.py``, ``pooling.py``): the numpy reference's strided views of a
+padded image have no device counterpart.
 """
 import numpy as np
 
 from ..numpy_families.optim import (adagrad_kernel_scalars, adam_kernel_scalars,
                                     rmsprop_kernel_scalars, sgd_kernel_scalars)
 from ..reference import NumpyBackend
-from . import elementwise, optim_kernels
+from . import conv, elementwise, optim_kernels, pooling
 from .array import CudaArray
 from .scalar_math import math, sigmoid
 
@@ -103,6 +108,35 @@ class CudaBackend(NumpyBackend):
         optim_kernels.run("adagrad", param, grad, state_sum,
                           **adagrad_kernel_scalars(step, lr, lr_decay, weight_decay, eps,
                                                    maximize))
+
+    # ---- the conv family (numpy_families/conv.py)
+    def conv2d(self, x, weight, bias, g, groups):
+        return conv.forward(x, weight, bias, g, groups)
+
+    def conv2d_backward_input(self, grad, weight, g, groups):
+        return conv.input_gradient(grad, weight, g, groups)
+
+    def conv2d_backward_weight(self, grad, x, g, groups):
+        return conv.weight_gradient(grad, x, g, groups)
+
+    def im2col(self, x, g):
+        return conv.im2col(x, g)
+
+    def col2im(self, cols, g):
+        return conv.col2im(cols, g)
+
+    # ---- the pooling family (numpy_families/pooling.py)
+    def max_pool2d(self, x, g):
+        return pooling.max_pool2d_forward(x, g)
+
+    def max_pool2d_backward(self, grad, indices, g):
+        return pooling.max_pool2d_backward(grad, indices, g)
+
+    def avg_pool2d(self, x, g, divisor):
+        return pooling.avg_pool2d_forward(x, g, divisor)
+
+    def avg_pool2d_backward(self, grad, g, divisor):
+        return pooling.avg_pool2d_backward(grad, g, divisor)
 
 
 def _fused_kernel_serves(fused, param, *others):
