@@ -116,17 +116,3 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def layer_kernel_serves(a, min_size):
-    """True when a layer's Numba kernel (pooling, col2im) should handle array ``a``.
-
-    That is: the Numba backend is the active one, ``a`` is a float32/float64
-    array of at least ``min_size`` elements (smaller ones stay on numpy, so that
-    toys never import Numba), and kernels may run in this process.
-    """
-    import numpy as np
-    from ... import backends
-    from .backend import NumbaBackend
-    return (isinstance(backends.current, NumbaBackend) and a.size >= min_size
-            and a.dtype in (np.float32, np.float64) and kernels_allowed())
