@@ -33,20 +33,23 @@ KINDS = {
         Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
         _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp LeakyRelu
         _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill
-        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward""",
+        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward
+        _OfInput _OfOutput Polygamma Logit NanToNum Atan2 Hypot Xlogy _ComparedInPlace""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
-        Logsumexp Norm SumToSize""",
+        Logsumexp Norm SumToSize Trace""",
     NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
-    MATMUL: "Matmul Dot Linear Einsum",
+    MATMUL: "Matmul Dot Linear Einsum Cross",
     CONV: "Convolution",
     POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
-    VIEW: "View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow SliceView",
-    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy",
-    MOVEMENT: "Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im",
+    VIEW: """View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow
+        SliceView Diagonal""",
+    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy DiagonalCopy",
+    MOVEMENT: """Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im Roll
+        DiagEmbed _Triangle""",
     INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
-        Embedding EmbeddingDenseBackward""",
-    SORT: "_SelectAlongDim",
-    SCAN: "Cumsum",
+        Embedding EmbeddingDenseBackward ScatterWithReduce ScatterReduce DiagonalScatter""",
+    SORT: "_SelectAlongDim _PickAlongDim MedianAll Unique",
+    SCAN: "Cumsum Cumprod _RunningExtreme",
     LOSS: """_PointwiseLoss NllLoss CrossEntropy BinaryCrossEntropy
         BinaryCrossEntropyWithLogits""",
 }

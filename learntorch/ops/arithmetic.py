@@ -27,7 +27,14 @@ def _operand(x):
 
 def _operands(a, b, op, dtype=None):
     """The arrays (or Python numbers) to compute ``a op b`` on, in the result ``dtype``
-    (torch's type promotion unless given), after checking devices and shapes."""
+    (torch's type promotion unless given), after checking devices and shapes.
+
+    One exception to "in the result dtype": torch multiplies and divides a float16
+    tensor by a scalar (a Python number or a 0-d tensor) in float32 ("opmath") and
+    rounds once, so ``float16(297) * 0.37`` is 109.875, where rounding 0.37 to float16
+    first gives 109.9375.  Those operands come back in float32; the op's result is
+    cast to ``dtype`` (``_result``).  (+ and - round the scalar to float16 first in
+    torch too, which is what computing in float16 does.)"""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
@@ -36,7 +43,19 @@ def _operands(a, b, op, dtype=None):
     if dtype is None:
         same = isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype
         dtype = a._dtype if same else _dtypes.result_type(a, b)
+    if op in _OPMATH_OPS and dtype.is_floating_point and dtype.itemsize < 4 and (
+            _is_scalar(a) or _is_scalar(b)):
+        return _in_dtype(a, _dtypes.float32), _in_dtype(b, _dtypes.float32), dtype
     return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
+
+
+# the ops whose scalar operand torch keeps in float32 for float16 tensors (see _operands)
+_OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
+
+
+def _is_scalar(x):
+    """A Python number, or a 0-d tensor: what torch's kernels read as one "CPU scalar"."""
+    return not isinstance(x, Tensor) or x._data.ndim == 0
 
 
 def _in_dtype(x, dtype):
@@ -80,7 +99,8 @@ def _raise_not_broadcastable(sa, sb, op):
 
 def _check_integer_divisor(y, dtype, op):
     """Integers have no inf: torch raises for an integer division by zero."""
-    if not dtype.is_floating_point and np.any(as_array(y) == 0):
+    if not dtype.is_floating_point and (
+            y == 0 if not hasattr(y, "shape") else bool(backends.current.eq(y, 0).any())):
         raise RuntimeError(f"ZeroDivisionError: {op} of {dtype} values by zero; integers have "
                            "no inf or nan. Divide floating tensors instead (e.g. a.float()).")
 
@@ -110,13 +130,19 @@ def _load(ctx):
 
 
 def _scaled(y, alpha, dtype):
-    """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype."""
+    """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype.
+
+    For bool results torch converts alpha to bool first: any nonzero alpha keeps ``y``
+    (so ``add(True, True, alpha=-1)`` is True, a logical or)."""
     if isinstance(alpha, bool) and dtype is not _dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating "
                            f"point number (the result dtype is {dtype}); pass an int alpha or "
                            "convert the tensors with .float().")
+    if dtype is _dtypes.bool_:
+        return backends.current.mul(y, bool(alpha)) if hasattr(y, "shape") else (
+            bool(y) and bool(alpha))
     return y * alpha
 
 
@@ -215,20 +241,6 @@ class Div(Function):
         return ga, gb
 
 
-def _integer_power(x, y):
-    """Integer ``x ** y`` with torch's answer for negative exponents: the integer part of 1/x**|y|.
-
-    That is 1 for x == 1, +-1 for x == -1 (by the parity of y) and 0 otherwise.
-    """
-    negative = as_array(y) < 0
-    if not negative.any():
-        return np.power(x, y)
-    out = np.power(x, np.where(negative, 0, y))
-    sign = np.where(as_array(y) % 2 == 0, 1, -1)
-    reciprocal = np.where(x == 1, 1, np.where(x == -1, sign, 0))
-    return np.where(negative, reciprocal, out)
-
-
 class Pow(Function):
     """a ** b.  torch names the node after the operand kinds: PowBackward0 for
     tensor ** number, PowBackward1 for tensor ** tensor, PowBackward2 for number ** tensor."""
@@ -250,9 +262,7 @@ class Pow(Function):
                                    "float base, e.g. x.float() ** -1")
             if isinstance(b, Tensor):
                 _check_not_bool(dtype, "pow")
-        with np.errstate(all="ignore"):
-            out = np.power(x, y) if dtype.is_floating_point else _integer_power(x, y)
-        out = wrap(as_array(out, dtype=dtype.np))
+        out = wrap(as_array(backends.current.pow(x, y), dtype=dtype.np))
         _save(ctx, a, b)
         return out
 
@@ -274,10 +284,15 @@ class Pow(Function):
         if ctx.needs_input_grad[1]:
             # d(a^b)/db = a^b * log(a); torch defines it as 0 where a == 0 and b >= 0
             from .unary import log
-            base = a if isinstance(a, Tensor) else Tensor._wrap(as_array(a, dtype=b._data.dtype))
+            base = a if isinstance(a, Tensor) else _number_tensor(a, b)
             gb = grad * (base ** b) * log(base)
             gb = gb.masked_fill((base == 0) & (b >= 0), 0.0)
         return ga, gb
+
+
+def _number_tensor(number, like):
+    """A Python number as a 0-d tensor of ``like``'s dtype, on its device."""
+    return Tensor._wrap(backends.current.full((), number, like._data.dtype, like=like._data))
 
 
 class PowTensors(Pow):
@@ -288,20 +303,6 @@ class PowNumberBase(Pow):
     node_name = "PowBackward2"
 
 
-def _floor_divide(x, y):
-    """The quotient rounded towards -inf, as Python's ``//`` (and torch's)."""
-    return np.floor_divide(x, y)
-
-
-def _trunc_divide(x, y, dtype):
-    """The quotient rounded towards zero (C's integer division)."""
-    if dtype.is_floating_point:
-        return np.trunc(np.true_divide(x, y))
-    q = np.floor_divide(x, y)
-    # floor went one below the truncated quotient where the signs differ and it was inexact
-    return q + ((np.remainder(x, y) != 0) & ((as_array(x) < 0) != (as_array(y) < 0)))
-
-
 class FloorDivide(Function):
     node_name = "FloorDivideBackward0"
 
@@ -310,8 +311,7 @@ class FloorDivide(Function):
         x, y, dtype = _operands(a, b, "floor_divide")
         _check_not_bool(dtype, "div_floor")
         _check_integer_divisor(y, dtype, "floor_divide")
-        with np.errstate(all="ignore"):
-            return wrap(as_array(_floor_divide(x, y), dtype=dtype.np))
+        return wrap(as_array(backends.current.floor_divide(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -328,11 +328,11 @@ class RoundedDiv(Function):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode):
-        x, y, dtype = _operands(a, b, "div")
+        x, y, dtype = _operands(a, b, "floor_divide")  # (float16 divides in float32: opmath)
         _check_not_bool(dtype, f"div_{rounding_mode}")
         _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')")
-        with np.errstate(all="ignore"):
-            q = _floor_divide(x, y) if rounding_mode == "floor" else _trunc_divide(x, y, dtype)
+        b_ = backends.current
+        q = b_.floor_divide(x, y) if rounding_mode == "floor" else b_.trunc_divide(x, y)
         return wrap(as_array(q, dtype=dtype.np))
 
     @staticmethod
@@ -358,8 +358,7 @@ class Remainder(Function):
         x, y, dtype = _operands(a, b, "remainder")
         _check_not_bool(dtype, "remainder")
         _check_integer_divisor(y, dtype, "remainder")
-        with np.errstate(all="ignore"):
-            return wrap(as_array(np.remainder(x, y), dtype=dtype.np))
+        return wrap(as_array(backends.current.remainder(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

@@ -2,8 +2,21 @@
 ``NumpyBackend`` (``backends/reference.py``).
 
 Each family is a class of methods with the same rules as the core ones: arrays in,
-arrays out, inputs never modified.  A new family is a new file here and one entry in
-``FAMILIES``; the Numba backend overrides what it has kernels for.
+arrays out, inputs never modified (``Writes``, the in-place primitives, are the one
+exception: they store into their first argument).  A new family is a new file here
+and one entry in ``FAMILIES``; the Numba backend overrides what it has kernels for.
 """
+from .comparison import Comparison
+from .copies import Copies
+from .cumulative import Cumulative
+from .elementwise_math import ElementwiseMath
+from .indexing import Indexing
+from .joining import Joining
+from .linalg import LinearAlgebra
+from .reductions import Reductions
+from .sorting import Sorting
+from .special_functions import SpecialFunctions
+from .writes import Writes
 
-FAMILIES = ()
+FAMILIES = (ElementwiseMath, SpecialFunctions, Comparison, Reductions, Cumulative, Sorting,
+            Indexing, Copies, Joining, LinearAlgebra, Writes)
