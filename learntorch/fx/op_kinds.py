@@ -36,7 +36,7 @@ KINDS = {
         TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward
         _OfInput _OfOutput Polygamma Logit NanToNum Atan2 Hypot Xlogy _ComparedInPlace""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
-        Logsumexp Norm SumToSize Trace""",
+        Logsumexp Norm SumToSize Trace Nansum""",
     NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
     MATMUL: "Matmul Dot Linear Einsum Cross",
     CONV: "Convolution",

@@ -11,7 +11,11 @@ def bincount(input, weights=None, minlength=0):
     """How often each value 0, 1, ..., max(input) occurs in the 1-D non-negative integer
     ``input`` (at least ``minlength`` counts); with ``weights``, their sums instead."""
     require_tensors("bincount", ("input", input))
-    if input.ndim != 1 or input._dtype.is_floating_point or input._dtype is _dtypes.bool_ or (
+    if input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{_FLOAT_NAMES[input._dtype.name]}': bincount counts "
+                                  "integers; convert first, e.g. x.long()")
+    if input.ndim != 1 or input._dtype is _dtypes.bool_ or (
             input.numel() and int(input.min()) < 0):
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs (got "
                            f"{input._dtype} of shape {list(input.shape)})")
@@ -26,6 +30,8 @@ def bincount(input, weights=None, minlength=0):
         # torch keeps float32 weights in float32 and sums every other dtype as float64
         out_dtype = np.float32 if weights._dtype is _dtypes.float32 else np.float64
         w = backends.current.cast(weights._data, out_dtype)
+    if input.numel() == 0:  # (torch counts nothing in int64, weights or not)
+        w = None
     counts = backends.current.bincount(input._data, w, int(minlength))
     return wrap(backends.current.cast(counts, np.int64 if w is None else w.dtype))
 
@@ -52,5 +58,6 @@ def histc(input, bins=100, min=0, max=0):
     return wrap(backends.current.histc(input._data, int(bins), lo, hi))
 
 
+_FLOAT_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                 "uint8": "Byte", "bool": "Bool"}

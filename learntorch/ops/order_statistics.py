@@ -105,6 +105,10 @@ class MedianAll(Function):
     def forward(ctx, x, ignore_nan):
         flat = x._data.reshape(-1)
         b = backends.current
+        if flat.size == 0:  # torch: the median of nothing is nan
+            out = wrap(b.full((), float("nan"), flat.dtype, like=flat))
+            ctx.save_for_backward(x, out)
+            return out
         if ignore_nan:
             index = NanmedianDim.pick(flat, 0)
         else:
@@ -131,8 +135,6 @@ def median(input, dim=None, keepdim=False):
     ``dim`` as (values, indices)."""
     require_tensors("median", ("input", input))
     if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("median() input tensor cannot be empty")
         return MedianAll.apply(input, False)
     d = input._wrap_dim(dim)
     _check_dim_not_empty(input, d, "median")
@@ -143,8 +145,6 @@ def nanmedian(input, dim=None, keepdim=False):
     """median ignoring nan (nan only where a row is all nan)."""
     require_tensors("nanmedian", ("input", input))
     if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("nanmedian() input tensor cannot be empty")
         return MedianAll.apply(input, True)
     d = input._wrap_dim(dim)
     _check_dim_not_empty(input, d, "nanmedian")
@@ -160,8 +160,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise TypeError(f"kthvalue(): argument 'k' (position 2) must be int, not "
                         f"{type(k).__name__}")
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}: "
-                         f"k={k}, but the dim has {size} elements (k counts from 1)")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: "
+                           f"k={k}, but the dim has {size} elements (k counts from 1)")
     return kthvalue_result(*Kthvalue.apply(input, d, bool(keepdim), int(k)))
 
 
@@ -186,8 +186,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype, got "
                            f"{input._dtype}; convert first, e.g. x.float()")
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, "
-                         f"midpoint or nearest. Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                         f"midpoint or nearest, but got {interpolation}")
     if isinstance(q, Tensor):
         if q.ndim > 1:
             raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")

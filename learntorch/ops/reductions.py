@@ -685,12 +685,37 @@ def count_nonzero(input, dim=None):
     return wrap(backends.current.count_nonzero(input._data, _dims(input, dim)))
 
 
+class Nansum(Function):
+    """sum with nan counted as 0; the gradient is grad * (x is not nan) -- a product, as in
+    torch, so an infinite incoming gradient still turns nan at a nan element."""
+
+    node_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, dtype):
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        b = backends.current
+        a = x._data if dtype is None else b.cast(x._data, dtype.np)
+        if not x._dtype.is_floating_point and dtype is None:
+            a = b.cast(a, np.int64)
+        elif a.dtype.kind == "f":
+            a = b.where(b.isnan(a), a.dtype.type(0), a)
+        return wrap(as_array(b.sum(a, dims, keepdim), dtype=a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return (_expand_back(grad, x.shape, ctx.dims, ctx.keepdim) * ~x.isnan(), None, None,
+                None)
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """sum, counting nan as 0."""
     require_tensors("nansum", ("input", input))
-    if input._dtype.is_floating_point:
-        input = input.masked_fill(input.isnan(), 0.0)
-    return sum(input, dim, keepdim, dtype=dtype)
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+    return Nansum.apply(input, _dims(input, dim), keepdim, dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
