@@ -38,7 +38,7 @@ KINDS = {
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize Trace Nansum""",
     NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
-    MATMUL: "Matmul Dot Linear Einsum Cross",
+    MATMUL: "Matmul Dot Linear Einsum Cross Cdist CdistDoubleBackward",
     CONV: "Convolution",
     POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
     VIEW: """View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow

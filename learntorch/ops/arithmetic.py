@@ -97,8 +97,11 @@ def _raise_not_broadcastable(sa, sb, op):
         "insert size-1 dimensions where one should be repeated.") from None
 
 
-def _check_integer_divisor(y, dtype, op):
-    """Integers have no inf: torch raises for an integer division by zero."""
+def _check_integer_divisor(y, dtype, op, x=None):
+    """Integers have no inf: torch raises for an integer division by zero (of at least one
+    element: dividing an empty tensor by 0 divides nothing)."""
+    if getattr(x, "size", 1) == 0:
+        return
     if not dtype.is_floating_point and (
             y == 0 if not hasattr(y, "shape") else bool(backends.current.eq(y, 0).any())):
         raise RuntimeError(f"ZeroDivisionError: {op} of {dtype} values by zero; integers have "
@@ -143,6 +146,8 @@ def _scaled(y, alpha, dtype):
     if dtype is _dtypes.bool_:
         return backends.current.mul(y, bool(alpha)) if hasattr(y, "shape") else (
             bool(y) and bool(alpha))
+    if isinstance(alpha, int) and not isinstance(alpha, bool):
+        alpha = _in_dtype(alpha, dtype)  # wrapped into a small integer dtype, as torch does
     return y * alpha
 
 
@@ -255,6 +260,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if type(b) is int and isinstance(a, Tensor) and not a._dtype.is_floating_point:
+            _dtypes.check_scalar_fits(b, a._dtype)  # torch converts the exponent, checked
         x, y, dtype = _operands(a, b, "pow")
         if not dtype.is_floating_point:
             if isinstance(b, (int, float)) and b < 0:  # only a *number* exponent is refused
@@ -310,7 +317,7 @@ class FloorDivide(Function):
     def forward(ctx, a, b):
         x, y, dtype = _operands(a, b, "floor_divide")
         _check_not_bool(dtype, "div_floor")
-        _check_integer_divisor(y, dtype, "floor_divide")
+        _check_integer_divisor(y, dtype, "floor_divide", x)
         return wrap(as_array(backends.current.floor_divide(x, y), dtype=dtype.np))
 
     @staticmethod
@@ -330,7 +337,7 @@ class RoundedDiv(Function):
     def forward(ctx, a, b, rounding_mode):
         x, y, dtype = _operands(a, b, "floor_divide")  # (float16 divides in float32: opmath)
         _check_not_bool(dtype, f"div_{rounding_mode}")
-        _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')")
+        _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')", x)
         b_ = backends.current
         q = b_.floor_divide(x, y) if rounding_mode == "floor" else b_.trunc_divide(x, y)
         return wrap(as_array(q, dtype=dtype.np))
@@ -357,7 +364,7 @@ class Remainder(Function):
         _save(ctx, a, b)
         x, y, dtype = _operands(a, b, "remainder")
         _check_not_bool(dtype, "remainder")
-        _check_integer_divisor(y, dtype, "remainder")
+        _check_integer_divisor(y, dtype, "remainder", x)
         return wrap(as_array(backends.current.remainder(x, y), dtype=dtype.np))
 
     @staticmethod

@@ -141,14 +141,19 @@ cummax_result = collections.namedtuple("cummax", ["values", "indices"])
 cummin_result = collections.namedtuple("cummin", ["values", "indices"])
 
 
+def _running_extreme(cls, result, name, input, dim):
+    require_tensors(name, ("input", input))
+    # (torch does not check dim for an empty tensor: there is nothing to run along)
+    d = input._wrap_dim(dim) if input.numel() else 0
+    return result(*cls.apply(input, d))
+
+
 def cummax(input, dim):
     """(values, indices): the largest element so far along ``dim`` and the last index where
     it was reached (a nan, once met, is the maximum from then on)."""
-    d, _ = _prepare("cummax", input, dim, None)
-    return cummax_result(*Cummax.apply(input, d))
+    return _running_extreme(Cummax, cummax_result, "cummax", input, dim)
 
 
 def cummin(input, dim):
     """(values, indices): the smallest element so far along ``dim``, and where."""
-    d, _ = _prepare("cummin", input, dim, None)
-    return cummin_result(*Cummin.apply(input, d))
+    return _running_extreme(Cummin, cummin_result, "cummin", input, dim)

@@ -16,6 +16,7 @@ from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import as_array, check_same_device, require_tensors, wrap
+from .reductions import norm_derivative
 
 
 class Matmul(Function):
@@ -253,10 +254,59 @@ def cross(input, other, dim=None):
     return Cross.apply(input, other, d)
 
 
+class Cdist(Function):
+    """The p-norm distance between every row of x1 and every row of x2.
+
+    Forward and backward are the norm's, written with tensor ops on (x1_i - x2_j); like
+    torch's, the backward (CdistBackward0) is differentiable only once: its own
+    derivative is not implemented (``CdistDoubleBackward``)."""
+
+    node_name = "CdistBackward0"
+
+    @staticmethod
+    def forward(ctx, x1, x2, p):
+        ctx.save_for_backward(x1, x2)
+        ctx.p = p
+        return _distances(x1, x2, p)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x1, x2 = ctx.saved_tensors
+        g1, g2 = CdistDoubleBackward.apply(grad, x1, x2, ctx.p)
+        return (g1 if ctx.needs_input_grad[0] else None,
+                g2 if ctx.needs_input_grad[1] else None, None)
+
+
+def _distances(x1, x2, p):
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)
+
+
+class CdistDoubleBackward(Function):
+    """cdist's gradient for x1 and x2 (the norm's derivative, through the broadcast rows);
+    not differentiable again, as in torch."""
+
+    node_name = "CdistBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x1, x2, p):
+        if p == 0:  # a count of differing coordinates: flat
+            zero = grad.sum() * 0
+            return x1 * zero, x2 * zero
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)             # (..., P, R, M)
+        dist = _distances(x1, x2, p).unsqueeze(-1)
+        d_diff = norm_derivative(diff, dist.expand(diff.shape), grad.unsqueeze(-1)
+                                 .expand(diff.shape), p, (diff.ndim - 1,))
+        return d_diff.sum(-2), -d_diff.sum(-3)
+
+    @staticmethod
+    def backward(ctx, gg1, gg2):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """The p-norm distance between every row of ``x1`` (..., P, M) and every row of ``x2``
-    (..., R, M): a (..., P, R) tensor.  Written as norm(x1_i - x2_j), so its gradient is
-    the norm's (0 where two rows coincide, as torch's)."""
+    (..., R, M): a (..., P, R) tensor; its gradient is the norm's (0 where two rows
+    coincide, as torch's)."""
     require_tensors("cdist", ("x1", x1), ("x2", x2))
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 "
@@ -264,6 +314,15 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if x1._dtype is not x2._dtype:
+        raise RuntimeError(f"expected scalar type {_SHORT.get(x1._dtype.name, x1._dtype)} but "
+                           f"found {_SHORT.get(x2._dtype.name, x2._dtype)} (cdist does not "
+                           "promote: convert one, e.g. x2.to(x1.dtype))")
+    if not x1._dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1._dtype}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
-    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)
+    return Cdist.apply(x1, x2, float(p))
+
+
+_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half"}

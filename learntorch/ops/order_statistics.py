@@ -124,6 +124,12 @@ class MedianAll(Function):
         return grad * mask / mask.sum(), None
 
 
+def _not_for_bool(input, kernel):
+    if input._dtype is _dtypes.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool': convert the mask "
+                                  "first, e.g. x.long() or x.float()")
+
+
 def _check_dim_not_empty(input, dim, name):
     size = input.shape[dim] if input.ndim else 1
     if size == 0:
@@ -135,9 +141,12 @@ def median(input, dim=None, keepdim=False):
     ``dim`` as (values, indices)."""
     require_tensors("median", ("input", input))
     if dim is None:
+        if input.numel():  # (torch answers an empty bool tensor before checking its dtype)
+            _not_for_bool(input, "median_cpu")
         return MedianAll.apply(input, False)
     d = input._wrap_dim(dim)
     _check_dim_not_empty(input, d, "median")
+    _not_for_bool(input, "median_out")
     return median_result(*MedianDim.apply(input, d, bool(keepdim)))
 
 
@@ -145,9 +154,12 @@ def nanmedian(input, dim=None, keepdim=False):
     """median ignoring nan (nan only where a row is all nan)."""
     require_tensors("nanmedian", ("input", input))
     if dim is None:
+        if input.numel():
+            _not_for_bool(input, "median_cpu")
         return MedianAll.apply(input, True)
     d = input._wrap_dim(dim)
     _check_dim_not_empty(input, d, "nanmedian")
+    _not_for_bool(input, "median_out")
     return nanmedian_result(*NanmedianDim.apply(input, d, bool(keepdim)))
 
 
@@ -155,6 +167,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element along ``dim`` (k counts from 1)."""
     require_tensors("kthvalue", ("input", input))
     d = input._wrap_dim(dim)
+    _check_dim_not_empty(input, d, "kthvalue")
+    _not_for_bool(input, "kthvalue_cpu")
     size = input.shape[d] if input.ndim else 1
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise TypeError(f"kthvalue(): argument 'k' (position 2) must be int, not "

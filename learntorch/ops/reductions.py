@@ -140,6 +140,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if x.ndim == 0:  # the product of one number is that number: torch passes grad on
+            return grad, None, None, None
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
@@ -284,9 +286,15 @@ def _variance_grad(ctx, x, grad):
 
     (The mean's own dependence on x_i drops out: the deviations sum to zero.)
     """
-    centered = x - x.mean(dim=ctx.dims, keepdim=True)
     g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-    return g * centered * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
+    mean = x.mean(dim=ctx.dims, keepdim=True)
+    if not ctx.divisor and len(ctx.dims) == x.ndim:
+        # n <= correction over the whole tensor: 2 / 0 is inf, times (x - mean): nan
+        # where x is the mean, inf elsewhere -- torch writes that as a constant, so no
+        # second derivative follows (along some dims it keeps the formula below)
+        inf = comparison.where(x == mean, float("nan"), float("inf"))
+        return g * inf.detach()
+    return g * (x - mean) * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
 
 
 def _std_to_var_grad(grad, std):
@@ -408,26 +416,41 @@ class Norm(Function):
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
-        p = ctx.p
-        if p == 0:  # a count is piecewise constant: no gradient, as in torch
+        if ctx.p == 0:  # a count is piecewise constant: no gradient, as in torch
             return None, None, None, None
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         n = _expand_back(norm, x.shape, ctx.dims, ctx.keepdim)
-        if p in (float("inf"), float("-inf")):
-            # like amax(|x|): ties share the gradient, with the sign of each x; a nan is the
-            # extreme (torch's rule: the nans share it, and sign(nan) = 0 sends them none)
-            a = x.abs()
-            mask = (a == n) | a.isnan()
-            return x.sign() * (g / mask.sum(dim=ctx.dims, keepdim=True)) * mask, None, None, None
-        # wherever the norm is 0 the gradient is 0 (torch's subgradient at the kink)
-        zero = n == 0
-        if p == 2:  # d||x|| / dx = x / ||x||
-            return g * x / n.masked_fill(zero, 1.0), None, None, None
-        # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) |x_i|^(p-1) ||x||^(1-p); both powers are
-        # taken of safe values (1 where x or the norm is 0) so that no inf * 0 makes a nan
-        x_part = x.sign() * x.abs().masked_fill(x == 0, 1.0) ** (p - 1)
-        n_part = (n.masked_fill(zero, 1.0) ** (1 - p)).masked_fill(zero, 0.0)
-        return g * x_part * n_part, None, None, None
+        return norm_derivative(x, n, g, ctx.p, ctx.dims), None, None, None
+
+
+def norm_derivative(x, n, g, p, dims):
+    """g * d||x||_p / dx, with the norm ``n`` and its gradient ``g`` already broadcast to
+    x's shape over the reduced ``dims`` (p != 0).  Written as torch writes it, case by
+    case, so that second derivatives agree too (at a zero norm, say)::
+
+        p = 1      sign(x) g
+        p = 2      g * (x / ||x||), 0 where the norm is 0
+        p = inf    like amax(|x|): the extremes share g, with their sign
+        p < 1      sign(x) |x|^(p-1) (0 at x = 0) * g * ||x||^(1-p)
+        1 < p < 2  sign(x) |x|^(p-1) * (g / ||x||^(p-1), 0 where the norm is 0)
+        p > 2      x |x|^(p-2) * (g / ||x||^(p-1), 0 where the norm is 0)
+    """
+    if p in (float("inf"), float("-inf")):
+        # a nan is the extreme (torch's rule: the nans share it, and sign(nan) = 0 sends
+        # them none)
+        a = x.abs()
+        mask = (a == n) | a.isnan()
+        return x.sign() * (g / mask.sum(dim=dims, keepdim=True)) * mask
+    if p == 1:
+        return x.sign() * g
+    zero = n == 0
+    if p == 2:
+        return g * (x / n).masked_fill(zero, 0.0)
+    if p < 1:
+        scaled = x.sign() * (x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
+        return scaled * g * n ** (1 - p)
+    scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * (g / n ** (p - 1)).masked_fill(zero, 0.0)
 
 
 # ---------------------------------------------------------------- public functions

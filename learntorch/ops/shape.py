@@ -435,6 +435,8 @@ def broadcast_to(input, shape):
 
 
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = input._wrap_dim(dim)
     size = input.shape[d]
     start, length = int(start), int(length)
@@ -462,7 +464,8 @@ def clone(input, memory_format=None):
 
 def flip(input, *dims_args, dims=None):
     dims = _shape_args(dims_args if dims is None else (dims,))
-    return Flip.apply(input, input._wrap_dims(dims))
+    dims = input._wrap_dims(dims)
+    return Flip.apply(input, dims if input.ndim else ())  # (a number flips to itself)
 
 
 def repeat(input, *repeats):

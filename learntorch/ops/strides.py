@@ -133,7 +133,8 @@ def _stride_order(a, b, shape, strides):
 
 def has_internal_overlap(a):
     """True when two elements of ``a`` share memory (an expanded dim: stride 0, size > 1)."""
-    return any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+    # (an empty array shares nothing, whatever strides numpy gave it)
+    return a.size > 0 and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
 
 
 def unsqueeze_array(a, dim):

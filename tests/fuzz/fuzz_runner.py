@@ -46,7 +46,7 @@ def _same_value(lt, th, what):
     """Raise ``Failed`` unless learntorch's result ``lt`` is torch's ``th``."""
     if isinstance(th, (tuple, list)):
         if not isinstance(lt, (tuple, list)) or len(lt) != len(th):
-            raise Failed("type", f"{what}: {type(lt).__name__} vs torch's {type(th).__name__}")
+            raise Failed("type", f"{what}: {lt!r} vs torch's {th!r}")
         for k, (a, b) in enumerate(zip(lt, th)):
             _same_value(a, b, f"{what}[{k}]")
         return
@@ -73,6 +73,8 @@ def _same_value(lt, th, what):
         return
     if isinstance(th, float) and isinstance(lt, float) and math.isnan(th) and math.isnan(lt):
         return
+    if (lt is None) != (th is None) or (torch is not None and isinstance(lt, learntorch.Tensor)):
+        raise Failed("type", f"{what}: {lt!r} vs torch's {th!r}")
     if lt != th:
         raise Failed("value", f"{what}: {lt!r} vs torch's {th!r}")
 

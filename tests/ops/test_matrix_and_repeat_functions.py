@@ -127,6 +127,16 @@ def test_cdist_and_its_gradient_match_torch(data):
                         lambda x, y: torch.cdist(x, y, p=p), a, b, rtol=1e-6, atol=1e-7)
 
 
+def test_cdist_is_differentiable_once_like_torch():
+    for lib in (learntorch, require_torch()):
+        x1 = lib.randn(3, 2, dtype=lib.float64, requires_grad=True)
+        x2 = lib.randn(4, 2, dtype=lib.float64)
+        g, = lib.autograd.grad(lib.cdist(x1, x2).sum(), x1, create_graph=True)
+        with pytest.raises(NotImplementedError, match="_cdist_backward"):
+            g.sum().backward()
+    both_raise(lambda m: m.cdist(m.ones(2, 2), m.ones(2, 2, dtype=m.float64)))
+
+
 def test_outer_product_records_torchs_node():
     got, want = both(lambda m: m.outer(m.ones(2, requires_grad=True), m.ones(3)).grad_fn.name())
     assert got == want == "MulBackward0"

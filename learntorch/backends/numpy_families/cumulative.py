@@ -26,6 +26,8 @@ class Cumulative:
 
     @staticmethod
     def _running_extreme(x, dim, better_or_equal):
+        if x.size == 0:
+            return x.copy(), np.zeros(x.shape, np.int64)
         moved = np.moveaxis(x, dim, 0)
         values = np.empty(moved.shape, x.dtype)
         indices = np.empty(moved.shape, np.int64)
