@@ -88,6 +88,19 @@ def usable_cpus(cgroup_root="/sys/fs/cgroup"):
 PARALLEL_MIN_NS = tuning.load()["parallel_min_ns"]
 
 _thread_count = threading.local()  # numba's thread count is per calling thread too
+_thread_cap = None  # learntorch.set_num_threads(n): at most n threads per kernel
+
+
+def set_thread_cap(n):
+    """At most ``n`` threads per kernel call from now on (``None``: all usable CPUs)."""
+    global _thread_cap
+    _thread_cap = n
+    _thread_count.value = None  # the next kernel call sets its count again
+
+
+def thread_cap():
+    """The most threads a kernel call may use."""
+    return _thread_cap if _thread_cap is not None else usable_cpus()
 
 
 def use_threads(single_thread_ns):
@@ -98,6 +111,8 @@ def use_threads(single_thread_ns):
     """
     import numba
     wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS else 1
+    if _thread_cap is not None:
+        wanted = max(1, min(wanted, _thread_cap))
     if getattr(_thread_count, "value", None) != wanted:
         numba.set_num_threads(wanted)
         _thread_count.value = wanted
