@@ -682,6 +682,8 @@ def check_average(world_size, seed, batch):
         failure = "no rank raised"
     except dist.ChildFailedError as error:
         results, failure = None, str(error).strip().splitlines()[-1]
+        if failure.startswith("NotImplementedError"):      # the stub, not written yet
+            raise NotImplementedError(failure.split(": ", 1)[-1]) from None
     check_equal(failure, "no rank raised", name=f"average_gradients on {world_size} ranks: what a rank raised "
                 "(a frozen parameter's .grad is None: leave it alone)")
     whole = whole_batch_gradients(seed, batch)
