@@ -596,7 +596,8 @@ DDP's core is one line per parameter. Write `average_gradients(model)`, which ev
 
 - afterwards, on **every** rank, each parameter's `.grad` holds the **mean** over the ranks of that
   parameter's gradients — whatever the world size (`dist.get_world_size()`);
-- use `dist.all_reduce` (not `DistributedDataParallel`);
+- with the collectives of section 3 (`dist.all_reduce` is the one made for it), not with
+  `DistributedDataParallel`;
 - parameters whose `.grad` is `None` (frozen ones, `requires_grad=False`) are left alone.
 
 The check starts 2 ranks, then 3: each builds the same model (one frozen parameter), takes its
