@@ -192,3 +192,24 @@ def tensor_explorer_slider(rows, cols):
             slider.value = (slider.value + 1) % cols
         return move
     return timed_by_learntorch_only(build)
+
+
+@case("RingAllReduce: 4 ranks × 8 elements, Step clicked", world_size=4, numel=8,
+      tiny=dict(world_size=2, numel=4), target=redraw_target("RingAllReduce's Step button"))
+def ring_allreduce_step(world_size, numel):
+    def build():
+        import ipywidgets
+        from widgets import RingAllReduce
+
+        def make(k):
+            view = RingAllReduce(world_size=world_size, numel=numel).view()
+            return control(view, ipywidgets.Button, "Step")
+
+        # every click draws a step not drawn before (the pictures are cached per step)
+        def click_to_the_end(step_button):
+            steps = 2 * (world_size - 1)
+            for _ in range(steps):
+                step_button.click()
+            return steps
+        return per_action_on_fresh_widgets(make, click_to_the_end)
+    return timed_by_learntorch_only(build)
