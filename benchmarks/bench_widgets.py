@@ -107,6 +107,42 @@ def graph_node_slider(hidden, batch):
     return timed_by_learntorch_only(build)
 
 
+def digits_cnn_program(channels):
+    """The chapters' digits CNN (conv, conv, pool, linear) with ``channels`` in its first
+    convolution, exported to ONNX with a dynamic batch: what chapter 09 draws."""
+    import learntorch as torch
+    from learntorch import nn
+
+    torch.manual_seed(0)
+    cnn = nn.Sequential(nn.Conv2d(1, channels, 3, padding=1), nn.ReLU(),
+                        nn.Conv2d(channels, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Flatten(), nn.Linear(32 * 4 * 4, 10))
+    return torch.onnx.export(cnn, (torch.zeros(1, 1, 8, 8),), None, input_names=["images"],
+                             output_names=["logits"],
+                             dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}})
+
+
+@case("show_program: the digits CNN exported to ONNX, node slider moved one node (first visit)",
+      channels=16, tiny=dict(channels=2), target=redraw_target("show_program's node slider"))
+def program_node_slider(channels):
+    def build():
+        import ipywidgets
+        from widgets import show_program
+
+        def make(k):
+            # more channels per sample: new initializer shapes, a DOT text not seen before
+            program = digits_cnn_program(channels + k)
+            return control(show_program(program).view(), ipywidgets.SelectionSlider, "node")
+
+        def visit_every_node(slider):
+            nodes = [value for _, value in slider.options][1:]  # the first is "none"
+            for value in nodes:
+                slider.value = value
+            return len(nodes)
+        return per_action_on_fresh_widgets(make, visit_every_node)
+    return timed_by_learntorch_only(build)
+
+
 @case("BackpropStepper: small MLP, Next (one node of backward)", hidden=8, batch=16,
       tiny=dict(hidden=2, batch=2), target=redraw_target("BackpropStepper's Next"))
 def stepper_next(hidden, batch):
