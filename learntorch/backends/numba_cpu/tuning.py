@@ -17,7 +17,9 @@ The keys:
 * ``parallel_min_ns`` -- a kernel call expected to take this long on one thread
   uses every thread (waking the others costs tens of microseconds);
 * ``layer_min_sizes`` -- the same as ``min_sizes`` for the layers' kernels (pooling,
-  col2im, cross-entropy rows) and the fused optimizer updates.
+  col2im, cross-entropy rows) and the fused optimizer updates;
+* ``layer_ns_per_element`` -- the same as ``ns_per_element`` for the layers' kernels
+  (forward: per element of the input, backward: of the gradient).
 """
 import json
 import os
@@ -43,6 +45,9 @@ DEFAULTS = {
     "layer_min_sizes": {
         "max_pool2d": 4_096, "col2im": 4_096, "cross_entropy": 1_024,
         "sgd": 30_000, "adam": 10_000, "rmsprop": 10_000, "adagrad": 10_000,
+    },
+    "layer_ns_per_element": {
+        "max_pool2d": 0.8, "max_pool2d_backward": 0.45, "col2im": 0.3,
     },
 }
 
