@@ -540,8 +540,8 @@ def _edge_style(edge):
 
 
 def _legend_lines(kinds, direction="LR", labels=None):
-    """A small legend in one row: side by side in the same rank top to bottom; left to
-    right, consecutive ranks held together by invisible edges."""
+    """A small legend in one row, in ``kinds``' order: side by side in the same rank top
+    to bottom; left to right, consecutive ranks held together by invisible edges."""
     if not kinds:
         return []
     lines = ["  subgraph cluster_legend {",
@@ -554,8 +554,9 @@ def _legend_lines(kinds, direction="LR", labels=None):
         lines.append("  " + _attrs_line(f"legend_{k}", label=descriptions[k], shape="box",
                                         style=style, fillcolor=COLOURS[k], fontsize="9",
                                         height="0.25", margin="0.05,0.02"))
-    if direction == "LR":
-        lines += [f"    legend_{a} -> legend_{b} [style=\"invis\"];" for a, b in zip(kinds, kinds[1:])]
+    # invisible edges: left to right they chain the ranks; top to bottom, within the one
+    # rank, they keep the legend's order (without them Graphviz lays the row out backwards)
+    lines += [f"    legend_{a} -> legend_{b} [style=\"invis\"];" for a, b in zip(kinds, kinds[1:])]
     lines.append("  }")
     return lines
 
