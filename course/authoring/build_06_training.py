@@ -761,9 +761,10 @@ ch.markdown(r"""
 You can now train a model and tell whether it generalises: a validation set to choose with, a test
 set to report once, curves that show overfitting, and dropout, weight decay and early stopping to
 fight it. The MLP saw each digit as 64 unrelated numbers; convolutional networks look at the
-digits as images — nearby pixels together — and need far fewer parameters to do better. They open
-the course's second part, whose chapters 07 to 11 are still being written. The first one there is
-[**12 · Distributed**](12_distributed.ipynb): the same training loop, on several processes at once.
+digits as images — nearby pixels together — and need far fewer parameters to do better. They are the
+subject of the course's next part, still being written. Meanwhile, [chapter 09](09_save_deploy.ipynb)
+shows what happens to a model after training: saving it, resuming an interrupted run exactly, and
+deploying it with ONNX.
 """)
 
 if __name__ == "__main__":
