@@ -62,17 +62,12 @@ def _sigmoid(v):
 def _silu(v):
     """v * sigmoid(v)."""
     return v * _sigmoid(v)
-''', ("sigmoid",)),
+''', ("_sigmoid",)),
     "_gelu": (f'''
 def _gelu(v):
     """Exact gelu, v * Phi(v): the Numba backend's formula (backends/numba_cpu/activations.py)."""
     return 0.5 * v * (1.0 + math.erf(v * {1.0 / math.sqrt(2.0)!r}))
 ''', ()),
-    "_gelu_tanh": (f'''
-def _gelu_tanh(v):
-    """gelu's tanh approximation, written as v * sigmoid(2u), u = k (v + c v^3)."""
-    return v * _sigmoid({2 * math.sqrt(2 / math.pi)!r} * (v + 0.044715 * v * v * v))
-''', ("sigmoid",)),
     "_softplus": ('''
 def _softplus(v, beta, threshold):
     """log(1 + e^(beta v)) / beta, and v itself above the threshold (torch's rule)."""
