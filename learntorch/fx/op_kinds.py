@@ -33,12 +33,15 @@ OTHER = "other"
 KINDS = {
     ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder
         Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
-        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp LeakyRelu
+        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp
         _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill
-        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward""",
+        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward
+        _Activation Prelu
+        _PiecewiseLinearBackward EluBackward HardswishBackward MseLossBackward""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize""",
-    NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
+    NORMALIZATION: """Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward
+        CrossEntropyBackward""",
     MATMUL: "Matmul Dot Linear Einsum",
     CONV: "Convolution",
     POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
@@ -46,10 +49,10 @@ KINDS = {
     COPY: "Contiguous Clone _ToCopy _Identity Fill Copy",
     MOVEMENT: "Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im",
     INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
-        Embedding EmbeddingDenseBackward""",
+        Embedding EmbeddingDenseBackward NllLossBackward""",
     SORT: "_SelectAlongDim",
     SCAN: "Cumsum",
-    LOSS: """_PointwiseLoss NllLoss CrossEntropy BinaryCrossEntropy
+    LOSS: """_PointwiseLoss NllLoss CrossEntropy CrossEntropyProbabilities BinaryCrossEntropy
         BinaryCrossEntropyWithLogits""",
     FUSED: "FusedKernel",
 }

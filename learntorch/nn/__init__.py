@@ -5,14 +5,17 @@ attributes in ``__init__`` and a ``forward``; ``nn.functional`` (import it as
 ``F``) has the stateless versions.
 """
 from .parameter import Parameter, Buffer
-from .modules import Module, Sequential, ModuleList, ModuleDict
+from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from . import functional
 from . import utils
 from .modules import (Identity, Linear, Flatten, Unflatten, ReLU, LeakyReLU, GELU, SiLU,
                       Softplus, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, BatchNorm1d,
                       BatchNorm2d, BatchNorm3d, LayerNorm, Embedding)
 from . import init
+from .modules import (ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
+                      LogSigmoid, Softsign, Tanhshrink, Softmin, PReLU)
 from .modules import (L1Loss, MSELoss, HuberLoss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
-                      BCELoss, BCEWithLogitsLoss)
+                      BCELoss, BCEWithLogitsLoss, KLDivLoss)
+from .modules import CosineSimilarity, PairwiseDistance
 from .modules import Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from . import parallel

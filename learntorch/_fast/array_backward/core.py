@@ -62,32 +62,21 @@ def exp_backward(ctx, grad):
     return backends.current.mul(grad, y._data)
 
 
-@_register(activations.Tanh)
-def tanh_backward(ctx, grad):
-    """Replaces ``Tanh.backward`` (``TanhBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.tanh_backward(y._data, grad)
+def _one_pass_derivative(kernel):
+    """The array backward of an activation whose derivative is one backend kernel of what
+    forward saved (its output or its input) and the gradient: what its derivative op's
+    forward calls (``ops/activation_backward.py``)."""
+    def backward(ctx, grad):
+        saved, = ctx.saved_tensors
+        return getattr(backends.current, kernel)(saved._data, grad)
+    backward.__name__ = kernel
+    return backward
 
 
-@_register(activations.Sigmoid)
-def sigmoid_backward(ctx, grad):
-    """Replaces ``Sigmoid.backward`` (``SigmoidBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.sigmoid_backward(y._data, grad)
-
-
-@_register(activations.Relu)
-def relu_backward(ctx, grad):
-    """Replaces ``Relu.backward`` (``ReluBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.relu_backward(y._data, grad)
-
-
-@_register(activations.Silu)
-def silu_backward(ctx, grad):
-    """Replaces ``Silu.backward`` (``SiluBackward.forward``)."""
-    x, = ctx.saved_tensors
-    return backends.current.silu_backward(x._data, grad)
+# Replace Tanh/Sigmoid/Relu/Silu.backward (TanhBackward ... SiluBackward.forward)
+for _cls, _kernel in ((activations.Tanh, "tanh_backward"), (activations.Sigmoid, "sigmoid_backward"),
+                      (activations.Relu, "relu_backward"), (activations.Silu, "silu_backward")):
+    _register(_cls)(_one_pass_derivative(_kernel))
 
 
 @_register(softmax.Softmax)
@@ -108,18 +97,18 @@ def log_softmax_backward(ctx, grad):
 def linear_backward(ctx, grad):
     """Replaces ``Linear.backward``: grad @ W, grad^T @ x (rows merged), and the bias's
     gradient summed over the rows in one numpy call, as the engine's sum would."""
-    x, weight = ctx.saved_tensors
+    x, weight = ctx.saved_tensors  # (each saved only when the other's gradient is needed)
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     mm = backends.current.matmul
     g2 = _linear._matrix(grad)
     gx = gw = gb = None
     if need_x:
-        gx = mm(g2, weight._data).reshape(x._data.shape)
+        gx = mm(g2, weight._data).reshape(ctx.x_shape)
     if need_w:
         gw = mm(g2.T, _linear._matrix(x._data))
     if need_b:
         gb = grad
-        if ctx.bias_shape == (weight._data.shape[0],) and grad.ndim == 2 \
+        if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \
                 and grad.__class__ is np.ndarray:
             gb = grad.sum(axis=0)  # what the engine's sum over dim 0 computes
     return gx, gw, gb

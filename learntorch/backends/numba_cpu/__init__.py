@@ -11,12 +11,15 @@ Files, one idea each:
 * ``pool_kernels.py`` / ``col2im_kernels.py`` -- max pooling, and the convolution's
   col2im, for ``nn.functional`` (``loader.layer_kernel_serves`` decides when);
 * ``cross_entropy.py`` -- cross-entropy with class-number targets, forward and backward
-  in one loop each, for ``nn.functional.cross_entropy``;
+  in one loop each (``losses_backend.py`` overrides the loss family's rows with them);
+* ``optim_kernels.py`` -- the optimizer updates fused into one loop each
+  (``optim_backend.py`` overrides the optimizer family with them);
 * ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
 * ``loader.py``       -- imports kernel modules on first need; thread-count and
   wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;
 * ``warmup.py``       -- compiles the common kernels ahead of time;
-* ``crossover.py``    -- the script that measured where each kernel starts to win.
+* ``tuning.py``       -- the thresholds those choices use, read from ``tuning.json``, which
+  ``python -m benchmarks.calibrate`` measures on each machine.
 
 **Numba is imported lazily.**  This package imports only numpy; a kernel module
 (and with it ``numba``, ~0.5 s) is imported the first time an array is big

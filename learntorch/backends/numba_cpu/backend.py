@@ -41,6 +41,8 @@ import numpy as np
 from ..reference import NumpyBackend
 from . import tuning
 from .loader import kernels, kernels_allowed, use_threads
+from .losses_backend import NumbaLosses
+from .optim_backend import NumbaOptimizers
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -62,7 +64,7 @@ def _compact(a):
 #: Numba overrides of the larger families (conv, pooling, losses, optimizers, ...): one
 #: mixin class per file in this package, listed here; each calls ``super()`` for what
 #: its kernels do not serve, so the numpy reference answers the rest
-FAMILIES = ()
+FAMILIES = (NumbaLosses, NumbaOptimizers)
 
 
 class NumbaBackend(*FAMILIES, NumpyBackend):

@@ -6,4 +6,12 @@ arrays out, inputs never modified.  A new family is a new file here and one entr
 ``FAMILIES``; the Numba backend overrides what it has kernels for.
 """
 
-FAMILIES = ()
+from .grad_norms import GradNormFamily
+from .init import InitFamily
+from .linear import LinearFamily
+from .losses import LossFamily
+from .nn_activations import NnActivationFamily
+from .optim import OptimizerFamily
+
+FAMILIES = (GradNormFamily, InitFamily, LinearFamily, LossFamily, NnActivationFamily,
+            OptimizerFamily)
