@@ -9,6 +9,7 @@ learntorch's time divided by the other library's, so below 1 learntorch is faste
 """
 import argparse
 import json
+from pathlib import Path
 
 DASH = "—"
 
@@ -169,8 +170,33 @@ def to_markdown(run):
     for group in groups:
         rows = [r for r in run["rows"] if r["group"] == group]
         lines += _group_section(group, run.get("groups", {}).get(group, ""), rows) + [""]
+    lines += _compile_section()
     lines += _gpu_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+COMPILE_FIGURES = Path(__file__).resolve().parent / "compile.md"
+
+
+def _compile_section():
+    """learntorch.compile's figures (four contenders, not this suite's three): written by
+    ``python -m benchmarks.compile --markdown`` into benchmarks/compile.md."""
+    if not COMPILE_FIGURES.exists():
+        return []
+    return COMPILE_FIGURES.read_text(encoding="utf-8").rstrip().splitlines() + [""]
+
+
+def splice_compile_section(path, text):
+    """Put ``text`` (the "## compile" section) into the page at ``path``, replacing the one
+    there, before "## GPU"."""
+    page = Path(path).read_text(encoding="utf-8")
+    start = page.find("\n## compile\n")
+    if start >= 0:
+        end = page.find("\n## ", start + 1)
+        page = page[:start] + page[end:]
+    gpu = page.find("\n## GPU")
+    page = page[:gpu] + "\n" + text.rstrip() + "\n" + page[gpu:]
+    Path(path).write_text(page, encoding="utf-8")
 
 
 def _gpu_section():
