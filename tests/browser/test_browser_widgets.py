@@ -56,6 +56,7 @@ SECTIONS = [
     Section("OptimizerExplorer", button="Step"),
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
+    Section("show_compiled", button="before fusion"),
 ]
 
 
@@ -65,8 +66,9 @@ def test_the_gallery_has_a_section_for_every_public_widget():
 
     tested = {section.name for section in SECTIONS}
     # GraphView is what show_graph returns, not a widget of its own; momentum_phase_diagram
-    # is a static picture (SVG, no controls), checked headless in tests/widgets
-    assert set(widgets.__all__) - {"GraphView", "momentum_phase_diagram"} <= tested
+    # is a static picture (SVG, no controls), checked headless in tests/widgets; CompiledView
+    # is what show_compiled returns
+    assert set(widgets.__all__) - {"GraphView", "momentum_phase_diagram", "CompiledView"} <= tested
     notebook = json.loads((Path(__file__).parent / NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
     for section in SECTIONS:
