@@ -762,7 +762,9 @@ You can now train a model and tell whether it generalises: a validation set to c
 set to report once, curves that show overfitting, and dropout, weight decay and early stopping to
 fight it. The MLP saw each digit as 64 unrelated numbers; convolutional networks look at the
 digits as images — nearby pixels together — and need far fewer parameters to do better. They are the
-subject of the course's next part, still being written: this is the last chapter for now.
+subject of the course's next part, still being written (chapters 07 to 10). One chapter of that part
+is ready and needs nothing beyond this one: [chapter 11, compile](11_compile.ipynb) shows where eager
+mode's time goes and how `torch.compile` turns a function into one generated kernel.
 """)
 
 if __name__ == "__main__":
