@@ -12,6 +12,18 @@ def _predict(body):
     return "def recompiles(calls):\n" + body
 
 
+def _by_key(key):
+    """recompiles() that compiles when ``key`` (an expression of t) was not seen before."""
+    return _predict(f"""\
+    seen, answers = set(), []
+    for t in calls:
+        key = {key}
+        answers.append(key not in seen)
+        seen.add(key)
+    return answers
+""")
+
+
 VARIANTS = {
     "11.1": [
         correct("itertools.groupby on (fusible, shape), runs of 2+ kept", """
@@ -123,30 +135,13 @@ VARIANTS = {
         previous = key
     return answers
 """), feedback=["recompiles(calls) for calls of", "the cache keeps every entry"]),
-        mistake("the dtype ignored", _predict("""\
-    seen, answers = set(), []
-    for t in calls:
-        key = (tuple(t.shape), t.requires_grad)
-        answers.append(key not in seen)
-        seen.add(key)
-    return answers
-"""), feedback=["a new dtype"]),
-        mistake("requires_grad ignored", _predict("""\
-    seen, answers = set(), []
-    for t in calls:
-        key = (tuple(t.shape), t.dtype)
-        answers.append(key not in seen)
-        seen.add(key)
-    return answers
-"""), feedback=["requires_grad changes"]),
-        mistake("the number of elements compared, not the shape", _predict("""\
-    seen, answers = set(), []
-    for t in calls:
-        key = (t.numel(), t.dtype, t.requires_grad)
-        answers.append(key not in seen)
-        seen.add(key)
-    return answers
-"""), feedback=["same number of elements, other shape"]),
+        mistake("the dtype ignored", _by_key("(tuple(t.shape), t.requires_grad)"),
+                feedback=["a new dtype"]),
+        mistake("requires_grad ignored", _by_key("(tuple(t.shape), t.dtype)"),
+                feedback=["requires_grad changes"]),
+        mistake("the number of elements compared, not the shape",
+                _by_key("(t.numel(), t.dtype, t.requires_grad)"),
+                feedback=["same number of elements, other shape"]),
         mistake("the first call counted as a reuse", _predict("""\
     seen, answers = set(), []
     for i, t in enumerate(calls):
