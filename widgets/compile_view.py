@@ -274,6 +274,8 @@ def _shape(node):
 
 def _node_statement(node):
     if node.op in ("placeholder", "get_attr"):
+        if not node.users:  # a plain number the code read (guarded, baked into the kernel)
+            return None
         return (f'{_id(node)} [shape=ellipse, style=filled, fillcolor="#dbe9f6", '
                 f'label="{_dot_text(node.name)}\\n{_shape(node)}"];')
     if node.op == "call_function":

@@ -81,3 +81,11 @@ def test_showing_before_the_first_call_explains_what_to_do():
         show_compiled(learntorch.compile(lambda x: x + 1))
     with pytest.raises(TypeError, match="learntorch.compile"):
         show_compiled(lambda x: x)
+
+
+def test_a_number_argument_is_not_drawn_as_an_input():
+    # scale is a Python float: the kernel holds it as a constant, no tensor flows from it
+    f = learntorch.compile(lambda x, scale: x.exp() * scale + 1)
+    f(learntorch.randn(5), 0.5)
+    dot = show_compiled(f).dot
+    assert "n_x [" in dot and "n_scale" not in dot
