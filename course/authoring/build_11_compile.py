@@ -88,8 +88,8 @@ print(f"eight ops:  {eight_ops:.2f} ms  ({eight_ops / one_op:.1f} times one op)"
 """, on_pytorch=TIMES)
 
 ch.markdown(r"""
-Eight ops cost many times what one costs (the ratio is printed above; some ops, such as `clamp`, are
-slower than a multiply): each op is a full pass over memory. `x * 1.5` reads the million float32 numbers of `x` (4 MB) and writes a million new
+Eight ops cost many times what one costs (the ratio is printed above): each op is a full pass over
+memory, into a new result tensor. `x * 1.5` reads the million float32 numbers of `x` (4 MB) and writes a million new
 ones (4 MB more); `+ 0.5` reads those back and writes another 4 MB; and so on. The arithmetic is
 trivial — one multiply per number — so the time goes into moving memory. Each op also pays a fixed
 cost in Python: finding the op, checking shapes and dtypes, making the result tensor. On small
