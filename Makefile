@@ -60,8 +60,9 @@ PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?=
 # After the whole suite, `make check` runs the oracle suite (ops, autograd, nn, optim and a
 # training run, compared with PyTorch) once more in the reference tier (LEARNTORCH_REFERENCE=1:
-# the engine exactly as written, numpy backend), so that what a learner reads is proven too.
-REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/test_end_to_end_digits.py
+# the engine exactly as written, numpy backend), so that what a learner reads is proven too;
+# tests/compiler too: compiled programs must equal that engine as well.
+REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/compiler tests/test_end_to_end_digits.py
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_ARGS ?= --markdown BENCHMARKS.md

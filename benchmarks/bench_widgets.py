@@ -251,4 +251,22 @@ def ring_allreduce_step(world_size, numel):
                 step_button.click()
             return steps
         return per_action_on_fresh_widgets(make, click_to_the_end)
+
+
+@case("show_compiled: gelu(x @ W + b) * 0.5, mode switched to before/after fusion", rows=16,
+      tiny=dict(rows=2), target=redraw_target("show_compiled's mode buttons"))
+def compile_view_mode(rows):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import show_compiled
+
+        layer = torch.compile(lambda x, W, b: torch.nn.functional.gelu(x @ W + b) * 0.5)
+        layer(torch.randn(rows, 8), torch.randn(8, 32), torch.randn(32))
+        view = show_compiled(layer)
+        buttons = control(view.view(), ipywidgets.ToggleButtons, "graph")
+
+        def switch():
+            buttons.value = "before" if buttons.value == "after" else "after"
+        return switch
     return timed_by_learntorch_only(build)

@@ -9,6 +9,7 @@ learntorch's time divided by the other library's, so below 1 learntorch is faste
 """
 import argparse
 import json
+from pathlib import Path
 
 DASH = "—"
 
@@ -169,23 +170,51 @@ def to_markdown(run):
     for group in groups:
         rows = [r for r in run["rows"] if r["group"] == group]
         lines += _group_section(group, run.get("groups", {}).get(group, ""), rows) + [""]
-    lines += _distributed_section() + _gpu_section()
+    lines += _distributed_section() + _compile_section() + _gpu_section()
     return "\n".join(lines).rstrip() + "\n"
 
 
+# Sections whose contenders are not this suite's (whole MPI jobs; four compile contenders):
+# their own commands measure them and write the figures to a file that the page includes.
+DISTRIBUTED_FIGURES = Path(__file__).resolve().parent / "distributed_figures.md"
+COMPILE_FIGURES = Path(__file__).resolve().parent / "compile.md"
+
+
+def _included(path):
+    """The lines of a figures file (nothing when it was never written)."""
+    return path.read_text(encoding="utf-8").rstrip().splitlines() if path.exists() else []
+
+
 def _distributed_section():
-    """learntorch.distributed's figures: whole MPI jobs, measured by their own command
-    (``python -m benchmarks.distributed --markdown benchmarks/distributed_figures.md``)."""
-    from pathlib import Path
-    figures = Path(__file__).resolve().parent / "distributed_figures.md"
+    """learntorch.distributed's figures, by ``python -m benchmarks.distributed --markdown
+    benchmarks/distributed_figures.md``."""
     text = ["## distributed", "",
             "All-reduce and DDP step against mpi4py and one process: the contenders are MPI "
             "jobs, not libraries in one process, so `python -m benchmarks.distributed "
             "--markdown benchmarks/distributed_figures.md` measures them and this page shows "
             "its last run."]
-    if figures.exists():
-        text += ["", figures.read_text(encoding="utf-8").rstrip()]
-    return text + [""]
+    figures = _included(DISTRIBUTED_FIGURES)
+    return text + ([""] + figures if figures else []) + [""]
+
+
+def _compile_section():
+    """learntorch.compile's figures, by ``python -m benchmarks.compile --markdown`` (the file
+    holds its own "## compile" heading)."""
+    figures = _included(COMPILE_FIGURES)
+    return figures + [""] if figures else []
+
+
+def splice_compile_section(path, text):
+    """Put ``text`` (the "## compile" section) into the page at ``path``, replacing the one
+    there, before "## GPU"."""
+    page = Path(path).read_text(encoding="utf-8")
+    start = page.find("\n## compile\n")
+    if start >= 0:
+        end = page.find("\n## ", start + 1)
+        page = page[:start] + page[end:]
+    gpu = page.find("\n## GPU")
+    page = page[:gpu] + "\n" + text.rstrip() + "\n" + page[gpu:]
+    Path(path).write_text(page, encoding="utf-8")
 
 
 def _gpu_section():

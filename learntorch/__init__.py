@@ -67,6 +67,8 @@ from ._threads import set_num_threads, get_num_threads
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
 from . import utils, datasets, profiler
 from . import fx, onnx  # onnx: the exporter; the onnx package is imported only by export()
+from . import compiler, _dynamo, _logging
+from .compiler import compile
 from . import distributed
 from . import tiers
 tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1

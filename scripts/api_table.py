@@ -46,6 +46,7 @@ NAMESPACES = [
     ("learntorch.cuda", "torch.cuda"),
     ("learntorch.onnx", "torch.onnx"),
     ("learntorch.fx", "torch.fx"),
+    ("learntorch.compiler", "torch.compiler"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
@@ -127,6 +128,32 @@ LEARNTORCH_ONLY = {
                           "shapes and the op's kind; torch.fx.Node has other attributes",
     "learntorch.fx.TensorMeta": "shape, dtype and device of a captured tensor (torch keeps "
                                 "these in torch.fx.passes.shape_prop.TensorMetadata)",
+    "learntorch.compiler.CompiledFunction": "what `learntorch.compile(fn)` returns: a callable "
+                                            "whose `graphs`, `kernels`, `code` and "
+                                            "`recompiles` show what was compiled (torch "
+                                            "returns a plain function)",
+    "learntorch.compiler.OptimizedModule": "what `learntorch.compile(module)` returns (torch's "
+                                           "class is torch._dynamo.eval_frame.OptimizedModule)",
+    "learntorch.compiler.Unsupported": "raised under fullgraph=True at a graph break (torch's is "
+                                       "torch._dynamo.exc.Unsupported)",
+    "learntorch.compiler.cache": "the file keeping compiled kernels by their source, in memory "
+                                 "and on disk (torch keeps Inductor's caches private)",
+    "learntorch.compiler.codegen": "the file writing one fused group as a Numba kernel's source "
+                                   "(torch's is torch._inductor.codegen)",
+    "learntorch.compiler.errors": "the file defining the compiler's errors and graph-break "
+                                  "reasons (torch's are in torch._dynamo.exc)",
+    "learntorch.compiler.explain": "the file behind `learntorch._dynamo.explain` (graph breaks "
+                                   "and their reasons)",
+    "learntorch.compiler.fusion": "the file choosing which ops of a graph become one kernel "
+                                  "(torch's scheduler is in torch._inductor.scheduler)",
+    "learntorch.compiler.guards": "the file building and checking guards (torch's are in "
+                                  "torch._guards and torch._dynamo.guards)",
+    "learntorch.compiler.logs": "the file behind `learntorch._logging.set_logs` (recompiles, "
+                                "graph breaks, generated code)",
+    "learntorch.compiler.lowering": "the file giving each elementwise op as one line of scalar "
+                                    "code (torch's is torch._inductor.lowering)",
+    "learntorch.compiler.program": "the file writing the Python that calls ops and kernels, and "
+                                   "autograd through kernels",
     "learntorch.fx.op_kinds": "the kind of each engine op (elementwise, reduction, matmul, conv, "
                               "...), read by the ONNX exporter and by a compiler",
     "learntorch.fx.graph": "the module defining Graph, Node and TensorMeta (torch.fx.graph "

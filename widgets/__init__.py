@@ -5,6 +5,7 @@ Each public name is one call with good defaults::
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
     from widgets import TrainingDashboard, TensorExplorer, RingAllReduce
     from widgets import show_program           # a captured or exported program's graph
+    from widgets import show_compiled          # a compiled function's graph and kernels
 
 A widget is a Python-side state object (``step`` / ``reset`` / ``history``,
 testable without a browser) plus a thin ipywidgets view.  Widgets read the
@@ -28,6 +29,8 @@ _EXPORTS = {
     "RingAllReduce": "ring_allreduce",
     "show_program": "program",
     "ProgramView": "program",
+    "show_compiled": "compile_view",
+    "CompiledView": "compile_view",
 }
 
 __all__ = sorted(_EXPORTS)

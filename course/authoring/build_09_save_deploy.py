@@ -775,8 +775,8 @@ ch.markdown(r"""
 
 A model can now leave the notebook: as a `state_dict` to load into the same code, as a checkpoint
 that resumes a run exactly, or as an ONNX file that runs wherever ONNX Runtime does. Next,
-[**12 · Distributed**](12_distributed.ipynb) trains one model on several processes at once (the
-chapters between are still being written).
+[**11 · Compile**](11_compile.ipynb) turns a model's Python into a graph and fuses it into
+generated kernels (chapter 10 is still being written).
 """)
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..autograd import function as _function
 from ..autograd import grad_mode
+from . import _python
 from .graph import Graph, TensorMeta
 
 
@@ -46,7 +47,7 @@ class CaptureError(RuntimeError):
 _active = []  # the tracers recording now (innermost last)
 
 
-def capture(fn, *example_inputs, check=True):
+def capture(fn, *example_inputs, check=True, python=False):
     """Run ``fn(*example_inputs)`` once and return the ``Graph`` of the ops it ran.
 
     ``fn`` is an ``nn.Module`` (its parameters and buffers become named
@@ -55,7 +56,9 @@ def capture(fn, *example_inputs, check=True):
     (or constants, which the graph then assumes).  The function is called as
     usual, so a module in training mode updates its batch-norm statistics and
     draws dropout masks as in any call.  ``check=True`` verifies the graph on a
-    second input (see the module docstring).
+    second input (see the module docstring).  ``python=True`` also records what
+    Python does with the tensors -- reads of their values, prints, and the ops that
+    are not Functions (comparisons, ``argmax``, ``detach``): see ``_python.py``.
     """
     from ..nn.modules.module import Module
     from .._tensor import Tensor
@@ -67,17 +70,10 @@ def capture(fn, *example_inputs, check=True):
             raise TypeError(f"capture(): example input {i} is a {type(x).__name__} of tensors; "
                             "pass each tensor as its own argument (a graph's inputs are "
                             "tensors or constants)")
-    tracer = _Tracer(module, _input_names(module.forward if module is not None else fn,
-                                          len(example_inputs)))
     from .. import random as _random
     rng_before = _random.get_rng_state()
-    inputs = [tracer.placeholder(name, x) for name, x in zip(tracer.input_names, example_inputs)]
-    with tracer.recording():
-        result = fn(*inputs)
-        tracer.graph.create_node("output", "output", (_map_tensors(result, tracer.resolve),))
+    graph = trace(fn, example_inputs, module=module, python=python)
     rng_after = _random.get_rng_state()
-    graph = tracer.graph
-    graph.meta["random"] = not _same(rng_before, rng_after)
     if graph.meta["random"]:
         warnings.warn(
             "the captured call drew random numbers (dropout in training mode?): the graph "
@@ -86,6 +82,51 @@ def capture(fn, *example_inputs, check=True):
     if check:
         _check(graph, fn, module, example_inputs, rng_before, rng_after)
     return graph
+
+
+def trace(fn, example_inputs, *, module=None, input_names=None, python=False, on_break=None,
+          quiet=False):
+    """The recording itself: ``fn(*example_inputs)`` once, every op into a new ``Graph``.
+
+    ``module``: the Module whose parameters and buffers are named (``fn`` may be a
+    wrapper that calls it); ``input_names``: the placeholders' names (default: ``fn``'s
+    parameter names); ``python``: see ``capture``; ``on_break(kind, where)`` is called at
+    each value read or print (``learntorch.compile(fullgraph=True)`` raises there);
+    ``quiet``: record prints without printing.  ``graph.meta["random"]`` says whether
+    the call drew random numbers.
+    """
+    from .. import random as _random
+    if input_names is None:
+        input_names = _input_names(module.forward if module is not None and fn is module
+                                   else fn, len(example_inputs))
+    tracer = _Tracer(module, list(input_names), python=python, on_break=on_break)
+    tracer.quiet = quiet
+    tracer.print_scopes = _user_scopes(fn, module)
+    rng_before = _random.get_rng_state()
+    inputs = [tracer.placeholder(name, x) for name, x in zip(tracer.input_names, example_inputs)]
+    with tracer.recording():
+        result = fn(*inputs)
+        returned = _map_tensors(result, tracer.resolve)
+        tracer.finish_writes()
+        tracer.graph.create_node("output", "output", (returned,))
+    graph = tracer.graph
+    graph.meta["random"] = not _same(rng_before, _random.get_rng_state())
+    return graph
+
+
+def _user_scopes(fn, module):
+    """The globals of the code being captured that is not learntorch's: ``fn``'s (and what it
+    wraps), and those of the forward of each of the module's classes."""
+    functions = [fn, getattr(fn, "__wrapped__", None)]
+    if module is not None:
+        functions += [getattr(type(m), "forward", None) for m in module.modules()]
+    scopes = []
+    for f in functions:
+        scope = getattr(f, "__globals__", None)
+        if (scope is not None and not scope.get("__name__", "").startswith("learntorch")
+                and all(scope is not s for s in scopes)):
+            scopes.append(scope)
+    return scopes
 
 
 def _holds_tensor(value, Tensor):
@@ -129,8 +170,13 @@ def _map_tensors(value, fn):
 class _Tracer:
     """What one capture knows: the graph so far, and which node stands for which tensor."""
 
-    def __init__(self, module, input_names):
+    def __init__(self, module, input_names, python=False, on_break=None):
         self.graph = Graph()
+        self.python = python      # also record value reads, prints and non-Function ops
+        self.on_break = on_break
+        self.written = {}         # id(input or attribute tensor) -> (its node, the tensor)
+        self.quiet = False        # record print() calls without printing (compile replays them)
+        self.print_scopes = []    # globals of the user's code (python=True: prints recorded)
         self.input_names = input_names
         self.module = module
         self.depth = 0          # > 0 while an op's forward runs: its inner ops are its own
@@ -155,6 +201,13 @@ class _Tracer:
             return x
         node = self.graph.create_node("placeholder", name, name=name,
                                       meta={"tensor_meta": TensorMeta.of(x)})
+        if self.python and not x.requires_grad:
+            # the copy needs no gradient, as the input: code reading requires_grad or calling
+            # numpy() acts as it would on the input; its in-place writes are recorded by
+            # _python.py's apply_inplace
+            traced = x.detach().clone()
+            self.bind(traced, node)
+            return traced
         # The function gets a copy (its in-place ops must not change the caller's tensor).
         # A floating copy requires grad and is not a leaf, so every in-place op inside
         # forward takes autograd's recorded path -- through Function.apply, where it is
@@ -171,6 +224,8 @@ class _Tracer:
     def recording(self):
         _active.append(self)
         _Patch.install()
+        if self.python:
+            _python.Watch.install(_current, self.print_scopes)
         handles = self._module_hooks()
         try:
             with grad_mode.enable_grad():  # see placeholder(): in-place ops must be recorded
@@ -178,6 +233,8 @@ class _Tracer:
         finally:
             for handle in handles:
                 handle.remove()
+            if self.python:
+                _python.Watch.remove()
             _Patch.remove()
             _active.remove(self)
 
@@ -207,7 +264,7 @@ class _Tracer:
         finally:
             self.paused = previous
 
-    def record(self, cls, args, outputs):
+    def record(self, cls, args, outputs, wrote=False):
         from .._tensor import Tensor
         node_args = _map_tensors(args, self.resolve)
         meta = {}
@@ -218,6 +275,10 @@ class _Tracer:
         elif isinstance(outputs, tuple):
             meta["tensor_meta"] = tuple(TensorMeta.of(o) if isinstance(o, Tensor) else None
                                         for o in outputs)
+        if any(outputs is a for a in args if isinstance(a, Tensor)):
+            meta["inplace"] = True  # forward wrote into an input and returned it (mark_dirty)
+        if wrote:
+            meta["writes"] = True
         node = self.graph.create_node("call_function", cls, node_args, meta=meta)
         if isinstance(outputs, Tensor):
             self.bind(outputs, node)
@@ -227,6 +288,53 @@ class _Tracer:
             for i, o in enumerate(outputs):
                 if isinstance(o, Tensor):
                     self.bind(o, (node, i))
+
+    def read_value(self, t, how, value):
+        """Python read ``t``'s value (``bool(t)``, ``t.item()``, ...): a ``python_value``
+        node, unless ``t`` is a constant of the graph (its value cannot change)."""
+        where = _python.user_frame()
+        node = self.resolve(t)
+        if node.op == "get_attr" and node.meta.get("attribute") == "constant":
+            return
+        if self.on_break is not None:
+            self.on_break(how if isinstance(how, str) else how[0], where)
+        if isinstance(value, np.ndarray):
+            value = value.copy()  # numpy() shares the tensor's memory: keep what was read
+        self.graph.create_node("call_function", _python.python_value, (node, how, value),
+                               name=f"read_{node.name}",
+                               meta={"where": where, "python": how, "value": value})
+
+    def wrote_in_place(self, x, new_nodes):
+        """``x``'s memory now holds the result of the last op among ``new_nodes`` (an
+        in-place write that autograd did not record): from here on ``x`` is that node."""
+        ops = [n for n in new_nodes if n.op == "call_function"]
+        entry = self.tensors.get(id(x))
+        if not ops or entry is None:
+            return  # x is not in the graph yet: resolve() makes it a constant, as it is now
+        ref, _, _ = entry
+        original = self.node_of(ref)
+        if original.op in ("placeholder", "get_attr") and id(x) not in self.written:
+            self.written[id(x)] = (original, x)
+        self.tensors[id(x)] = (ops[-1], x._version, x)
+
+    def finish_writes(self):
+        """A ``copy_into`` node for each input or attribute written in place (before output)."""
+        for original, x in self.written.values():
+            if original.meta.get("attribute") == "constant":
+                continue
+            self.graph.create_node("call_function", _python.copy_into,
+                                   (original, self.resolve(x)), name=f"copy_into_{original.name}",
+                                   meta={"inplace": True})
+
+    def python_print(self, args, kwargs):
+        """Python printed: a ``python_print`` node that prints again on every replay."""
+        where = _python.user_frame()
+        if self.on_break is not None:
+            self.on_break("print", where)
+        self.graph.create_node("call_function", _python.python_print,
+                               (_map_tensors(tuple(args), self.resolve),
+                                _map_tensors(dict(kwargs), self.resolve)),
+                               name="printed", meta={"where": where, "python": "print"})
 
     def bind(self, t, ref):
         self.tensors[id(t)] = (ref, t._version, t)
@@ -276,6 +384,15 @@ class _Tracer:
         return node
 
 
+def _as_tuple(outputs):
+    return outputs if isinstance(outputs, tuple) else (outputs,)
+
+
+def _current():
+    """The tracer recording now, or None."""
+    return _active[-1] if _active else None
+
+
 class _Patch:
     """Install / remove the recording wrapper of ``Function.apply`` (once, however nested)."""
 
@@ -301,13 +418,18 @@ def _recording(forward):
         tracer = _active[-1] if _active else None
         if tracer is None or tracer.depth or tracer.paused:
             return forward(fn_cls, *args, **kwargs)
+        versions = [(a, a._version) for a in args if hasattr(a, "_version_counter")]
         tracer.depth += 1
         try:
             outputs = forward(fn_cls, *args, **kwargs)
         finally:
             tracer.depth -= 1
+        # a forward that writes into an input it does not return (batch norm's running
+        # statistics) changes state: replaying it again would change it again
+        wrote = any(a._version != v and all(a is not o for o in _as_tuple(outputs))
+                    for a, v in versions)
         tracer.record(fn_cls, _function._bind_arguments(fn_cls, args, kwargs) if kwargs
-                      else args, outputs)
+                      else args, outputs, wrote)
         return outputs
     return recorded_apply
 

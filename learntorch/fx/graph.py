@@ -80,7 +80,7 @@ class Graph:
         whole call; an exporter or a compiler removes what the outputs do not need.
         """
         for node in reversed(list(self.nodes)):
-            if node.op not in ("output", "placeholder") and not node.users:
+            if node.op not in ("output", "placeholder") and not node.users and not node.is_impure():
                 self.nodes.remove(node)
                 self._names.discard(node.name)
                 for used in node.all_input_nodes:
@@ -112,8 +112,8 @@ class Graph:
         ``print_tabular`` columns, plus the two that a captured graph knows)."""
         rows = [("opcode", "name", "target", "args", "result", "module")]
         for n in self.nodes:
-            target = n.target.__name__ if isinstance(n.target, type) else str(
-                "getitem" if n.target is operator.getitem else n.target)
+            target = ("getitem" if n.target is operator.getitem
+                      else getattr(n.target, "__name__", str(n.target)))
             rows.append((n.op, n.name, target, _short(_format(n.args)), _meta_text(n),
                          n.module_path if n.meta.get("module_type") else ""))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -197,9 +197,14 @@ def python_code(graph):
             value = f'self.{getter}("{node.target}")' if getter else f"self.{node.target}"
         elif node.target is operator.getitem:
             value = f"{_format(node.args[0])}[{node.args[1]}]"
-        else:
+        elif isinstance(node.target, type):
             value = f"{node.target.__name__}.apply({', '.join(_format(a) for a in node.args)})"
+        else:  # a plain function: gt, detach, python_value (see _python.py)
+            value = f"{node.target.__name__}({', '.join(_format(a) for a in node.args)})"
         comment = _meta_text(node)
+        if node.meta.get("where") is not None:
+            where = node.meta["where"]
+            comment = (comment + "  " if comment else "") + f"graph break: {where.line or where}"
         if node.meta.get("module_type") and node.op == "call_function":
             comment += f"  {node.module_path or '<top>'}: {node.meta['module_type']}"
         statements.append((f"{node.name} = {value}", comment))

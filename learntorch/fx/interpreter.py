@@ -36,6 +36,17 @@ def check_inputs(graph, inputs):
                 "inputs (its ops recorded them). Capture again with an input like this one")
 
 
+def call(target, args):
+    """One ``call_function`` node's work: ``target.apply(*args)`` for a Function, the
+    element for ``operator.getitem``, ``target(*args)`` for a plain function (``gt``,
+    ``python_value``: see ``_python.py``)."""
+    if target is operator.getitem:
+        return args[0][args[1]]
+    if isinstance(target, type):
+        return target.apply(*args)
+    return target(*args)
+
+
 def run(graph, *inputs):
     """The graph's outputs for ``inputs``, in the structure the captured function returned."""
     check_inputs(graph, inputs)
@@ -48,10 +59,7 @@ def run(graph, *inputs):
             values[node] = graph.attributes[node.target]
         elif node.op == "call_function":
             args = map_nodes(node.args, values.__getitem__)
-            if node.target is operator.getitem:
-                values[node] = args[0][args[1]]
-            else:
-                values[node] = node.target.apply(*args)
+            values[node] = call(node.target, args)
         elif node.op == "output":
             return map_nodes(node.args[0], values.__getitem__)
     raise RuntimeError("this graph has no output node")

@@ -50,6 +50,14 @@ class Node:
             return "getitem"
         return kind_of(self.target)
 
+    def is_impure(self):
+        """True when the node does something besides making its result (torch.fx's name):
+        Python reading a value or printing, or an op writing into an input (in place, or
+        batch norm's running statistics).
+        Dead-code elimination keeps such nodes even when nothing reads their result."""
+        return (self.kind == "python" or bool(self.meta.get("inplace"))
+                or bool(self.meta.get("writes")))
+
     @property
     def tensor_meta(self):
         """``TensorMeta`` of the tensor this node makes; a tuple for a multi-output op."""
@@ -57,7 +65,7 @@ class Node:
 
     @property
     def op_name(self):
-        """The op as a reader names it: ``Linear``, ``getitem``, or the node's op."""
+        """The op as a reader names it: ``Linear``, ``getitem``, ``gt``, or the node's op."""
         if self.op != "call_function":
             return self.op
         return "getitem" if self.target is operator.getitem else self.target.__name__

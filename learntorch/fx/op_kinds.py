@@ -26,6 +26,8 @@ INDEXING = "indexing"            # elements picked or written by index (gather, 
 SORT = "sort"
 SCAN = "scan"                    # running totals (cumsum)
 LOSS = "loss"
+FUSED = "fused"                  # a kernel learntorch.compile generated for a group of ops
+PYTHON = "python"                # Python reading a tensor's value, or print(): a graph break
 OTHER = "other"
 
 KINDS = {
@@ -60,16 +62,39 @@ KINDS = {
     SCAN: "Cumsum Cumprod _RunningExtreme",
     LOSS: """_PointwiseLoss NllLoss CrossEntropy CrossEntropyProbabilities BinaryCrossEntropy
         BinaryCrossEntropyWithLogits""",
+    FUSED: "FusedKernel",
 }
 _KIND_OF = {name: kind for kind, names in KINDS.items() for name in names.split()}
+
+#: The engine's operations that are *not* Functions -- their results never require grad,
+#: so they need no node in autograd's graph: comparisons, logical and bitwise ops, the
+#: boolean reductions, argmax/argmin, ``detach``.  ``capture(..., python=True)`` (what
+#: ``learntorch.compile`` uses) records them too, with the function as the node's target
+#: (``fx/_python.py`` lists where each is bound); keyed by the function's name.
+FUNCTION_KINDS = {
+    ELEMENTWISE: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not
+        bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf isfinite""",
+    REDUCTION: "all any argmax argmin",
+    VIEW: "detach",
+    COPY: "copy_into",
+    PYTHON: "python_value python_print",
+}
+_KIND_OF_FUNCTION = {name: kind for kind, names in FUNCTION_KINDS.items()
+                     for name in names.split()}
 
 
 def kind_of(function):
     """The kind of a Function class (or of its nearest listed base); ``"other"`` if none.
 
     Only the engine's own classes are looked up: a learner's ``Function`` called
-    ``Relu`` may compute anything, so it is ``"other"`` until it says otherwise.
+    ``Relu`` may compute anything, so it is ``"other"`` until it says otherwise.  A plain
+    function of the engine (``gt``, recorded by ``capture(..., python=True)``) has the
+    kind ``FUNCTION_KINDS`` gives it.
     """
+    if not isinstance(function, type):
+        if getattr(function, "__module__", "").startswith("learntorch."):
+            return _KIND_OF_FUNCTION.get(getattr(function, "__name__", ""), OTHER)
+        return OTHER
     for klass in getattr(function, "__mro__", ()):
         kind = _KIND_OF.get(klass.__name__)
         if kind is not None and klass.__module__.startswith("learntorch."):

@@ -58,6 +58,7 @@ SECTIONS = [
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
     Section("RingAllReduce", button="Step"),
+    Section("show_compiled", button="before fusion"),
 ]
 
 
@@ -66,10 +67,11 @@ def test_the_gallery_has_a_section_for_every_public_widget():
     import widgets
 
     tested = {section.name for section in SECTIONS}
-    # GraphView and ProgramView are what show_graph and show_program return, not widgets of
-    # their own; momentum_phase_diagram is a static picture (SVG, no controls), checked
-    # headless in tests/widgets
-    assert set(widgets.__all__) - {"GraphView", "ProgramView", "momentum_phase_diagram"} <= tested
+    # GraphView, ProgramView and CompiledView are what show_graph, show_program and
+    # show_compiled return, not widgets of their own; momentum_phase_diagram is a static
+    # picture (SVG, no controls), checked headless in tests/widgets
+    assert set(widgets.__all__) - {"GraphView", "ProgramView", "CompiledView",
+                                   "momentum_phase_diagram"} <= tested
     notebook = json.loads((Path(__file__).parent / NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
     for section in SECTIONS:

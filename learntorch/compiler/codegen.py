@@ -1,0 +1,301 @@
+"""Code generation: one fused group of the graph becomes the source of one Numba kernel.
+
+Eager mode runs ``gelu(x @ W + b) * scale`` as four ops: the matmul, then three passes
+over memory, each reading a whole array and writing a new one.  After fusion
+(``fusion.py``) the three elementwise ops form one *group*, and this file writes the
+loop that does all three for one element at a time::
+
+    @njit(cache=True, error_model="numpy")
+    def kernel_0(n0, n1, in0, in1, out0):
+        for i0 in range(n0):
+            for i1 in range(n1):
+                mm = in0[i0, i1]                       # float32 from matmul
+                b = in1[0, i1]                         # b, the same for every row
+                add = mm + b                           # Add
+                gelu = np.float32(_gelu(np.float64(add)))    # Gelu
+                mul = gelu * _c0                       # Mul
+                out0[i0, i1] = mul
+
+Each line of the body is one node of the graph, named as in ``graph.code``; the values
+between the ops live in registers, so memory is read once (``in0``, ``in1``) and written
+once (``out0``).  The rest of this docstring is how the loop is shaped.
+
+**Iteration space.**  Every op of a group makes a tensor of the same shape (the
+group's shape); the inputs broadcast to it.  Dimensions are *collapsed* first: two
+neighbouring dimensions become one wherever every input is either complete in both or
+repeated (size 1) in both, so a chain over contiguous ``(64, 32, 32)`` tensors is a
+single loop over 65536 elements, and ``x (128, 256) + b (256,)`` is two loops, rows
+and columns, with ``b`` read as ``in1[0, i1]``.  The wrapper (``program.py``) reshapes
+each array to the collapsed shape before the call (a view for contiguous memory; a
+strided input is copied first, as the Numba backend does).
+
+**A reduction at the end.**  ``((y - t) ** 2).mean()`` is an elementwise chain feeding
+one reduction: the kernel adds the squared differences up as it computes them, in a
+float64 accumulator, and never stores them.  The reduced dimensions must be the inner
+loops (``mean()``, ``sum(dim=-1)``); the accumulator then lives in a register.
+
+**Parallel or not.**  The loops are written with ``range``; ``parallel=True`` writes the
+outer one as ``prange``, which Numba splits across threads.  Compiling a parallel
+kernel takes about four times as long, and on small tensors waking the threads costs
+more than it saves, so kernels are serial unless ``mode="max-autotune"`` times both.
+"""
+import builtins
+import math
+import re
+
+import numpy as np
+
+from .lowering import BOOL, Emitter, NotLowerable, Value, cast, lower
+
+# the scalar helpers a lowering may call, in float64 (lowering.py says why); each kernel's
+# source holds the ones it uses, so that the file is complete on its own
+HELPERS = {
+    "_sigmoid": (f'''
+def _sigmoid(v):
+    """1 / (1 + e^-v), split by sign so that exp never overflows."""
+    if v >= 0.0:
+        return 1.0 / (1.0 + math.exp(-v))
+    e = math.exp(v)
+    return e / (1.0 + e)
+''', ()),
+    "_silu": ('''
+def _silu(v):
+    """v * sigmoid(v)."""
+    return v * _sigmoid(v)
+''', ("_sigmoid",)),
+    "_gelu": (f'''
+def _gelu(v):
+    """Exact gelu, v * Phi(v): the Numba backend's formula (backends/numba_cpu/activations.py)."""
+    return 0.5 * v * (1.0 + math.erf(v * {1.0 / math.sqrt(2.0)!r}))
+''', ()),
+    "_softplus": ('''
+def _softplus(v, beta, threshold):
+    """log(1 + e^(beta v)) / beta, and v itself above the threshold (torch's rule)."""
+    if v * beta > threshold:
+        return v
+    return math.log1p(math.exp(v * beta)) / beta
+''', ()),
+    "_clamp_min": ('''
+def _clamp_min(v, low):
+    """max(v, low); NaN stays NaN."""
+    return low if v < low else v
+''', ()),
+    "_clamp_max": ('''
+def _clamp_max(v, high):
+    """min(v, high); NaN stays NaN."""
+    return high if v > high else v
+''', ()),
+    "_maximum": ('''
+def _maximum(a, b):
+    """The larger; NaN if either is NaN (numpy's maximum)."""
+    return a if (a > b or a != a) else b
+''', ()),
+    "_minimum": ('''
+def _minimum(a, b):
+    """The smaller; NaN if either is NaN (numpy's minimum)."""
+    return a if (a < b or a != a) else b
+''', ()),
+}
+
+HEADER = "import math\nimport numpy as np\nfrom numba import njit, prange\n"
+
+
+class Operand:
+    """One array the kernel reads or writes: its parameter name, the graph node it holds,
+    its dtype, and which collapsed dimensions it spans (False: repeated, size 1)."""
+
+    def __init__(self, param, node, dtype, full):
+        self.param, self.node, self.dtype, self.full = param, node, np.dtype(dtype), tuple(full)
+
+    def index(self, loop_vars):
+        return ", ".join(v if f else "0" for v, f in zip(loop_vars, self.full))
+
+
+class KernelSource:
+    """The generated source of one group, and what the wrapper needs to call it.
+
+    ``loops`` -- the collapsed sizes (the wrapper passes them as ``n0, n1, ...``);
+    ``inputs`` / ``outputs`` -- Operands, in parameter order; ``reduction`` --
+    ``(kind, n_reduced_loops, output Operand)`` or None; ``text`` -- the source.
+    """
+
+    def __init__(self, name, text, body, loops, inputs, outputs, reduction):
+        self.name, self.text, self.body = name, text, body
+        self.loops, self.inputs, self.outputs, self.reduction = loops, inputs, outputs, reduction
+
+
+def collapse(shape, operand_shapes, reduced=()):
+    """Collapse ``shape``'s dimensions as the module docstring says.
+
+    ``operand_shapes`` are the inputs' shapes (right-aligned to ``shape``); ``reduced`` the
+    dims of ``shape`` a final reduction removes.  Returns ``(sizes, fulls, reduced_flags)``:
+    the collapsed sizes, per operand a tuple of "complete in this dimension", and per
+    collapsed dimension whether it is reduced.
+    """
+    ndim = len(shape)
+    flags = []
+    for s in operand_shapes:
+        padded = (1,) * (ndim - len(s)) + tuple(s)
+        flags.append([p == n for p, n in zip(padded, shape)])
+    kept = [d for d in range(ndim) if shape[d] != 1]  # size-1 dimensions need no loop
+    groups = []
+    for d in kept:
+        signature = (tuple(f[d] for f in flags), d in reduced)
+        if groups and groups[-1][0] == signature:
+            groups[-1][1].append(d)
+        else:
+            groups.append((signature, [d]))
+    if not groups:  # a single element
+        return (1,), [(True,) for _ in operand_shapes], (bool(reduced),)
+    sizes = tuple(math.prod(shape[d] for d in dims) for _, dims in groups)
+    fulls = [tuple(sig[0][i] for sig, _ in groups) for i in range(len(operand_shapes))]
+    return sizes, fulls, tuple(sig[1] for sig, _ in groups)
+
+
+def generate(name, members, inputs, stored, reduction=None, parallel=False):
+    """The source of kernel ``name``.
+
+    ``members`` -- the group's nodes in order; ``inputs`` -- the nodes (and attributes)
+    it reads, in order; ``stored`` -- the members whose values leave the kernel;
+    ``reduction`` -- ``(node, kind, dims, keepdim)`` ending the group, or None.
+    Raises NotLowerable when a member has no scalar formula for its arguments.
+    """
+    shape = members[0].tensor_meta.shape
+    reduced_dims = reduction[2] if reduction else ()
+    sizes, fulls, reduced = collapse(shape, [n.tensor_meta.shape for n in inputs], reduced_dims)
+    n_loops = len(sizes)
+    loop_vars = [f"i{d}" for d in range(n_loops)]
+    if reduction and not _is_suffix(reduced):
+        raise NotLowerable("the reduced dimensions are not the innermost ones")
+    n_reduced = sum(reduced)
+
+    in_ops = [Operand(f"in{k}", node, node.tensor_meta.dtype.np, full)
+              for k, (node, full) in enumerate(zip(inputs, fulls))]
+    out_ops = [Operand(f"out{k}", node, node.tensor_meta.dtype.np, (True,) * n_loops)
+               for k, node in enumerate(stored)]
+    emit = Emitter()
+    values = {op.node: Value(_var(op.node), op.dtype) for op in in_ops}
+    lines = [f"{_var(op.node)} = {op.param}[{op.index(loop_vars)}]" for op in in_ops]
+    comments = [f"{op.dtype.name} from {op.node.name}" + ("" if all(op.full) else
+                ", repeated along " + _repeated(op.full)) for op in in_ops]
+    for node in members:
+        args = [values.get(a, a) if _is_node(a) else a for a in node.args]
+        if any(_is_node(a) for a in args):
+            raise NotLowerable(f"{node.name} reads a value the kernel does not have")
+        expr = lower(node, args, emit)
+        values[node] = Value(_var(node), node.tensor_meta.dtype.np)
+        lines.append(f"{_var(node)} = {expr}")
+        comments.append(node.op_name)
+    for op in out_ops:
+        lines.append(f"{op.param}[{op.index(loop_vars)}] = {_var(op.node)}")
+        comments.append("")
+
+    signature = ", ".join([f"n{d}" for d in range(n_loops)] + [o.param for o in in_ops + out_ops])
+    result = None
+    if reduction is not None:
+        node, kind, _, _ = reduction
+        source = values[node.args[0]]
+        result = Operand(f"out{len(out_ops)}", node, node.tensor_meta.dtype.np,
+                         [not r for r in reduced])
+        signature += f", {result.param}"
+    body = _loops(loop_vars, n_reduced, lines, comments, parallel, result,
+                  reduction and (reduction[1], source, emit))
+    helpers = _helpers_used(body)
+    text = [HEADER]
+    text += [f"# {name}: {', '.join(n.op_name for n in members)}"
+             + (f" then {reduction[0].op_name}" if reduction else "")
+             + f" -- {len(members) + bool(reduction)} ops of the graph in one loop"]
+    text += [""] + emit.constant_lines()
+    for helper in helpers:
+        text += ["", "", '@njit(cache=True, error_model="numpy", inline="always")']
+        text += HELPERS[helper][0].strip("\n").splitlines()
+    decorator = '@njit(cache=True, error_model="numpy"' + (", parallel=True)" if parallel else ")")
+    text += ["", "", decorator, f"def {name}({signature}):"] + body
+    return KernelSource(name, "\n".join(text) + "\n", body, sizes, in_ops, out_ops,
+                        (reduction[1], n_reduced, result) if reduction else None)
+
+
+def _loops(loop_vars, n_reduced, lines, comments, parallel, result, reduction):
+    """The loop nest around ``lines``; a reduction accumulates over the inner ``n_reduced``."""
+    out = []
+    outer = len(loop_vars) - n_reduced if reduction else len(loop_vars)
+    indent = "    "
+    for d, var in enumerate(loop_vars[:outer]):
+        loop = "prange" if parallel and d == 0 else "range"
+        out.append(f"{indent}for {var} in {loop}(n{d}):")
+        indent += "    "
+    if reduction:
+        kind, source, emit = reduction
+        start = {"sum": "0.0", "mean": "0.0", "amax": emit.const(-np.inf, source.dtype),
+                 "amin": emit.const(np.inf, source.dtype)}[kind]
+        out.append(f"{indent}acc = {start}")
+        for d, var in enumerate(loop_vars[outer:], outer):
+            loop = "prange" if parallel and d == 0 else "range"
+            out.append(f"{indent}for {var} in {loop}(n{d}):")
+            indent += "    "
+    width = max((len(line) for line in lines), default=0)
+    for line, comment in zip(lines, comments):
+        out.append(f"{indent}{line.ljust(width)}  # {comment}" if comment else f"{indent}{line}")
+    if reduction:
+        kind, source, emit = reduction
+        step = {"sum": f"acc += {source.name}", "mean": f"acc += {source.name}",
+                "amax": f"acc = {source.name} if ({source.name} > acc or {source.name} != "
+                        f"{source.name}) else acc",
+                "amin": f"acc = {source.name} if ({source.name} < acc or {source.name} != "
+                        f"{source.name}) else acc"}[kind]
+        out.append(f"{indent}{step}")
+        indent = "    " * (outer + 1)
+        index = ", ".join(loop_vars[:outer]) or "0"
+        count = " * ".join(f"n{d}" for d in range(outer, len(loop_vars))) or "1"
+        value = f"acc / ({count})" if kind == "mean" else "acc"
+        stored = cast(value, np.float64 if kind in ("sum", "mean") else source.dtype,
+                      result.dtype)
+        out.append(f"{indent}{result.param}[{index}] = {stored}")
+    return out
+
+
+def _is_suffix(reduced):
+    """True when the reduced dimensions are all after the kept ones."""
+    seen_reduced = False
+    for r in reduced:
+        if r:
+            seen_reduced = True
+        elif seen_reduced:
+            return False
+    return True
+
+
+def _helpers_used(body):
+    text = "\n".join(body)
+    wanted = [h for h in HELPERS if f"{h}(" in text]
+    ordered = []
+
+    def need(h):
+        for dep in HELPERS[h][1]:
+            need(dep)
+        if h not in ordered:
+            ordered.append(h)
+    for h in wanted:
+        need(h)
+    return ordered
+
+
+def _is_node(x):
+    return hasattr(x, "op") and hasattr(x, "users")
+
+
+_RESERVED = re.compile(r"^(math|np|njit|prange|acc|[in]\d+|in\d+|out\d+|_c\d+|_[a-z_]+)$")
+
+
+def _var(node):
+    """The variable holding ``node``'s element: the node's name, unless the kernel's own
+    names (loops, parameters, constants, helpers) or Python's builtins (``abs``) have it."""
+    name = node.name
+    return name + "_" if _RESERVED.match(name) or hasattr(builtins, name) else name
+
+
+def _repeated(full):
+    return ", ".join(f"dim {d}" for d, f in enumerate(full) if not f)
+
+
+__all__ = ["generate", "collapse", "KernelSource", "HEADER", "NotLowerable", "BOOL"]
