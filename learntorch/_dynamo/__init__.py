@@ -4,8 +4,8 @@ runs on both: ``config.recompile_limit``, ``exc.Unsupported``, ``reset()``, ``ex
 (learntorch has no Dynamo -- no bytecode capture; ``learntorch.compiler`` is the
 compiler.  These are the knobs and answers a torch user reaches for.)
 """
-from . import config, exc
-from ..compiler import reset
+from . import exc
+from ..compiler import config, reset
 from ..compiler.explain import ExplainOutput, explain
 
 __all__ = ["config", "exc", "reset", "explain", "ExplainOutput"]

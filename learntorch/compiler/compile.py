@@ -299,7 +299,7 @@ class CompiledFunction:
 
     def _may_compile(self, last_reason, reasons=()):
         """False (after warning once) when the recompile limit is reached."""
-        from .._dynamo import config
+        from . import config
         self.recompile_reasons.extend(reasons or [last_reason])
         if self._compiles < config.recompile_limit:
             return True

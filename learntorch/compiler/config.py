@@ -1,4 +1,5 @@
-"""torch._dynamo.config's knobs that learntorch.compile reads.
+"""torch._dynamo.config's knobs that learntorch.compile reads (``learntorch._dynamo.config``
+is this module: the compiler owns its settings, _dynamo only shows them under torch's name).
 
 ``recompile_limit`` -- how many cache entries (and new paths through graph breaks) one
 compiled function makes before it warns and runs the rest of the calls that match no
