@@ -37,7 +37,7 @@ KINDS = {
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
         Logsumexp Norm SumToSize""",
     NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
-    MATMUL: "Matmul Dot Linear Einsum",
+    MATMUL: "Matmul Dot Linear Einsum LinearDynamic",
     CONV: "Convolution",
     POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
     VIEW: "View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow SliceView",

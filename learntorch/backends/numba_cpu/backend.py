@@ -41,6 +41,7 @@ import numpy as np
 from ..reference import NumpyBackend
 from . import tuning
 from .loader import kernels, kernels_allowed, use_threads
+from .quantized_backend import NumbaQuantized
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -62,7 +63,7 @@ def _compact(a):
 #: Numba overrides of the larger families (conv, pooling, losses, optimizers, ...): one
 #: mixin class per file in this package, listed here; each calls ``super()`` for what
 #: its kernels do not serve, so the numpy reference answers the rest
-FAMILIES = ()
+FAMILIES = (NumbaQuantized,)
 
 
 class NumbaBackend(*FAMILIES, NumpyBackend):

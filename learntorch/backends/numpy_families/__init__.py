@@ -6,4 +6,6 @@ arrays out, inputs never modified.  A new family is a new file here and one entr
 ``FAMILIES``; the Numba backend overrides what it has kernels for.
 """
 
-FAMILIES = ()
+from .quantized import QuantizedFamily
+
+FAMILIES = (QuantizedFamily,)
