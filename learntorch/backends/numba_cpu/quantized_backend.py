@@ -26,16 +26,19 @@ def _compact(a):
 
 
 class NumbaQuantized:
-    #: smallest call each kernel takes: multiply-adds (quantized_matmul) or elements; the
-    #: one-thread cost per multiply-add / element (``self.ns_per_element``, tuning.json too)
-    #: decides the thread count
+    #: the smallest call each kernel takes: multiply-adds (quantized_matmul) or elements
+    #: (tuning.json; a test sets an instance's to 0 to run the kernels on tiny arrays).  The
+    #: one-thread cost of each is ``self.ns_per_element[op]``, which decides the threads.
     layer_min_sizes = tuning.load()["layer_min_sizes"]
 
     def _quantized_kernel_serves(self, op, size):
-        return size >= max(self.layer_min_sizes[op], 1) and kernels_allowed()
+        limit = self.layer_min_sizes[op]
+        return limit is not None and size >= max(limit, 1) and kernels_allowed()
 
     def quantized_matmul(self, a, a_zero_point, b, b_zero_point):
-        if not (_compact(a) and _compact(b) and a.ndim == 2 and b.ndim == 2
+        if np.ndim(b_zero_point) and not np.any(b_zero_point):
+            b_zero_point = 0  # per-channel symmetric weights: every zero point is 0
+        if not (np.ndim(b_zero_point) == 0 and _compact(a) and _compact(b) and a.ndim == 2 and b.ndim == 2
                 and a.dtype in _CODES and b.dtype == np.int8 and a.shape[1] == b.shape[1]
                 and self._quantized_kernel_serves("quantized_matmul", a.size * b.shape[0])):
             return super().quantized_matmul(a, a_zero_point, b, b_zero_point)
@@ -48,7 +51,7 @@ class NumbaQuantized:
     def quantize_per_tensor(self, x, scale, zero_point, quant_min, quant_max, dtype,
                             zero_point_first=False):
         if not (_compact(x) and x.dtype == np.float32 and np.dtype(dtype) in _CODES
-                and self._quantized_kernel_serves("quantize", x.size)):
+                and self._quantized_kernel_serves("quantize_per_tensor", x.size)):
             return super().quantize_per_tensor(x, scale, zero_point, quant_min, quant_max,
                                                dtype, zero_point_first)
         out = np.empty(x.shape, dtype)

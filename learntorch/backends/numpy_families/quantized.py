@@ -80,7 +80,8 @@ class QuantizedFamily:
 
     # ---- the integer matrix product ------------------------------------------------------
     def quantized_matmul(self, a, a_zero_point, b, b_zero_point):
-        """int32 ``(a - a_zero_point) @ (b - b_zero_point).T`` for codes a (M, K), b (N, K).
+        """int32 ``(a - a_zero_point) @ (b - b_zero_point).T`` for codes a (M, K), b (N, K);
+        ``b_zero_point`` is an int or, for a per-channel weight, an int64 (N,) array.
 
         ``b`` is in the layout of a Linear weight (out_features, in_features), so both
         operands are read along K.  The exact integer sums are what the int8 kernels
@@ -89,7 +90,7 @@ class QuantizedFamily:
         and partial sum is an integer below 2**53 and therefore exact -- the same values.
         """
         left = a.astype(np.float64) - a_zero_point
-        right = b.astype(np.float64) - b_zero_point
+        right = b.astype(np.float64) - np.reshape(b_zero_point, (-1, 1))  # one per row of b
         return (left @ right.T).astype(np.int32)
 
     def dequantize_matmul(self, acc, a_scale, b_scale, bias):
