@@ -62,6 +62,11 @@ def _check_zero_point(zero_point, quant_min, quant_max, kernel):
         raise RuntimeError(f"{kernel} zero_point {zero_point} is below lower bound.")
 
 
+def _c_order(array):
+    """``array`` in C order (torch's quantized tensors are contiguous), 0-d staying 0-d."""
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
 def _number(value, kind):
     """A scale or zero point given as a number or a one-element tensor, as a Python number."""
     if isinstance(value, Tensor):
@@ -87,7 +92,7 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
     scale, zero_point = _number(scale, float), _number(zero_point, int)
     _check_zero_point(zero_point, quant_min, quant_max, "quantize_tensor_per_tensor_affine")
     codes = backends.current.quantize_per_tensor(
-        np.ascontiguousarray(input._data), scale, zero_point, quant_min, quant_max, dtype.np)
+        _c_order(input._data), scale, zero_point, quant_min, quant_max, dtype.np)
     return QuantizedTensor._make(codes, dtype, scale, zero_point)
 
 
@@ -117,7 +122,7 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     for z in zero_points.tolist():
         _check_zero_point(z, quant_min, quant_max, "quantize_tensor_per_channel_affine")
     codes = backends.current.quantize_per_channel(
-        np.ascontiguousarray(input._data), scales._data, zero_points._data, axis, quant_min,
+        _c_order(input._data), scales._data, zero_points._data, axis, quant_min,
         quant_max, dtype.np)
     return QuantizedTensor._make(codes, dtype, scales=scales, zero_points=zero_points,
                                  axis=axis)

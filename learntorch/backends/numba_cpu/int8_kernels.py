@@ -25,10 +25,9 @@ bit):
 
   so the inner loop multiplies raw codes; ``sum b`` is one pass over b before the rows
   start, ``sum a`` one more pass over a row of a (only when ``b_zero_point`` is not 0).
-* ``quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, zero_point_first, out)``
-  -- float32 ``x`` (flat) to codes ``out`` (flat) in one pass: multiply by the reciprocal
-  of the scale in float32, round half to even, add the zero point (before rounding, in
-  float32, when ``zero_point_first``), clamp; NaN becomes ``quant_max``.
+* ``quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, out)`` -- float32 ``x``
+  (flat) to codes ``out`` (flat) in one pass: multiply by the reciprocal of the scale and
+  add the zero point in float32, round half to even, clamp; NaN becomes ``quant_max``.
 * ``dequantize_matmul_rows(acc, scale, bias, out)`` -- ``out[i, j] = acc[i, j] * scale[j]
   + bias[j]`` in float64, rounded once to float32 (the fused multiply-add of torch's
   kernel); ``scale`` and ``bias`` are (N,) arrays (a per-tensor scale is repeated N
@@ -70,15 +69,11 @@ def quantized_matmul(a, a_zero_point, b, b_zero_point, out):
 
 
 @njit(**_KERNEL)
-def quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, zero_point_first, out):
+def quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, out):
     lo, hi = np.float64(quant_min), np.float64(quant_max)
     shift = np.float32(zero_point)
     for i in range(x.shape[0]):
-        scaled = x[i] * inv_scale            # float32 * float32: float32, as fbgemm
-        if zero_point_first:
-            code = np.float64(np.rint(scaled + shift))
-        else:
-            code = np.float64(np.rint(scaled)) + zero_point
+        code = np.float64(np.rint(x[i] * inv_scale + shift))  # float32 arithmetic, as fbgemm
         if np.isnan(code) or code > hi:
             code = hi
         elif code < lo:

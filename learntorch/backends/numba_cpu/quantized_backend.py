@@ -48,17 +48,15 @@ class NumbaQuantized:
                                                  out)
         return out
 
-    def quantize_per_tensor(self, x, scale, zero_point, quant_min, quant_max, dtype,
-                            zero_point_first=False):
+    def quantize_per_tensor(self, x, scale, zero_point, quant_min, quant_max, dtype):
         if not (_compact(x) and x.dtype == np.float32 and np.dtype(dtype) in _CODES
                 and self._quantized_kernel_serves("quantize_per_tensor", x.size)):
             return super().quantize_per_tensor(x, scale, zero_point, quant_min, quant_max,
-                                               dtype, zero_point_first)
+                                               dtype)
         out = np.empty(x.shape, dtype)
         inv_scale = np.float32(1.0) / np.float32(scale)
         kernels("int8_kernels").quantize_rows(x.reshape(-1), inv_scale, int(zero_point),
-                                              int(quant_min), int(quant_max),
-                                              bool(zero_point_first), out.reshape(-1))
+                                              int(quant_min), int(quant_max), out.reshape(-1))
         return out
 
     def dequantize_matmul(self, acc, a_scale, b_scale, bias):

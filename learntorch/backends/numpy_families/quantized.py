@@ -11,13 +11,15 @@ torch's bit for bit:
 
 * ``x / scale`` is computed as ``x * (1 / scale)`` in float32 (torch's
   ``fbgemm::Quantize``: one reciprocal, then a multiplication per element);
+* the zero point is added *before* rounding, in float32: ``round(x * (1/scale) +
+  zero_point)``.  (Rounding first and adding after gives another code when the value
+  lands exactly on a half and the zero point is odd: round(0.5) - 3 = -3, but
+  round(0.5 - 3) = round(-2.5) = -2);
 * ``round`` is round-half-to-even (``np.rint``: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2);
-* the zero point is added after rounding -- except in the activations of a dynamic
-  quantized linear layer, where fbgemm adds it first, in float32, and rounds the sum
-  (``zero_point_first=True``); the two differ when that float32 sum lands on a tie;
 * NaN becomes ``quant_max`` (what torch's vectorised kernel gives).
 
-Every method takes and returns arrays and never modifies its inputs.  Scales arrive as
+Every method takes and returns arrays (0-d ones included, never numpy scalars) and never
+modifies its inputs.  Scales arrive as
 Python floats (per tensor) or float64 arrays (per channel), zero points as Python ints or
 int64 arrays, ``dtype`` as the numpy dtype of the codes (int8, uint8 or int32).
 """
@@ -31,47 +33,40 @@ def _along(values, axis, ndim):
     return values.reshape(shape)
 
 
-def _to_codes(rounded, zero_point, quant_min, quant_max, dtype):
-    """Add the zero point(s), clamp to [quant_min, quant_max], store as ``dtype``.
-
-    float64 holds every int32 exactly, so adding and clamping there cannot overflow; NaN
-    (from a NaN input) becomes quant_max first.
-    """
-    shifted = rounded.astype(np.float64) + zero_point
-    shifted[np.isnan(shifted)] = quant_max
-    return np.clip(shifted, quant_min, quant_max).astype(dtype)
+def _to_codes(shifted, quant_min, quant_max, dtype):
+    """Round ``shifted`` (float32 ``x / scale + zero_point``) half to even, clamp it to
+    [quant_min, quant_max] and store it as ``dtype``; NaN becomes quant_max first."""
+    codes = np.asarray(np.rint(shifted), dtype=np.float64)  # exact for every int32
+    codes = np.where(np.isnan(codes), quant_max, codes)
+    return np.asarray(np.clip(codes, quant_min, quant_max)).astype(dtype)
 
 
 class QuantizedFamily:
     # ---- float -> codes -----------------------------------------------------------
-    def quantize_per_tensor(self, x, scale, zero_point, quant_min, quant_max, dtype,
-                            zero_point_first=False):
+    def quantize_per_tensor(self, x, scale, zero_point, quant_min, quant_max, dtype):
         """Codes of float32 array ``x`` with one ``scale`` and ``zero_point`` for all of it."""
         inv_scale = np.float32(1.0) / np.float32(scale)
         scaled = np.multiply(x, inv_scale, dtype=np.float32)
-        if zero_point_first:  # fbgemm's "legacy" rounding of activations: round(x/s + z)
-            return _to_codes(np.rint(scaled + np.float32(zero_point)), 0, quant_min,
-                             quant_max, dtype)
-        return _to_codes(np.rint(scaled), zero_point, quant_min, quant_max, dtype)
+        return _to_codes(scaled + np.float32(zero_point), quant_min, quant_max, dtype)
 
     def quantize_per_channel(self, x, scales, zero_points, axis, quant_min, quant_max, dtype):
         """Codes of float32 array ``x`` with a scale and zero point per index of dim ``axis``."""
         inv_scales = np.float32(1.0) / scales.astype(np.float32)
         scaled = np.multiply(x, _along(inv_scales, axis, x.ndim), dtype=np.float32)
-        return _to_codes(np.rint(scaled), _along(zero_points, axis, x.ndim), quant_min,
-                         quant_max, dtype)
+        shifts = _along(zero_points.astype(np.float32), axis, x.ndim)
+        return _to_codes(scaled + shifts, quant_min, quant_max, dtype)
 
     # ---- codes -> float -------------------------------------------------------------
     def dequantize_per_tensor(self, codes, scale, zero_point):
         """float32 ``scale * (codes - zero_point)``, multiplied in float32 (as fbgemm)."""
         shifted = codes.astype(np.float32) - np.float32(zero_point)  # exact: small integers
-        return np.multiply(shifted, np.float32(scale), dtype=np.float32)
+        return np.asarray(np.multiply(shifted, np.float32(scale), dtype=np.float32))
 
     def dequantize_per_channel(self, codes, scales, zero_points, axis):
         """float32 ``scales * (codes - zero_points)`` along ``axis``, multiplied in float64
         and rounded once (as torch's per-channel kernel, whose scales are doubles)."""
         shifted = codes.astype(np.float64) - _along(zero_points, axis, codes.ndim)
-        return (shifted * _along(scales, axis, codes.ndim)).astype(np.float32)
+        return np.asarray(shifted * _along(scales, axis, codes.ndim)).astype(np.float32)
 
     def min_max(self, x):
         """(smallest, largest) value of float array ``x`` as two 0-d arrays: the range a

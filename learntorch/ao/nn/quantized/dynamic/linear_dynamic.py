@@ -95,8 +95,7 @@ class LinearDynamic(Function):
         low, high = backend.min_max(rows) if rows.size else (0.0, 0.0)
         scale, zero_point = choose_qparams(float(low), float(high), 0, 255, reduce_range)
         quant_max = 127 if reduce_range else 255
-        codes = backend.quantize_per_tensor(rows, scale, zero_point, 0, quant_max,
-                                            np.uint8, zero_point_first=True)
+        codes = backend.quantize_per_tensor(rows, scale, zero_point, 0, quant_max, np.uint8)
         sums = backend.quantized_matmul(codes, zero_point, packed.codes, packed.zero_points)
         out = backend.dequantize_matmul(sums, scale, packed.scales, packed.bias)
         return Tensor._wrap(out.reshape(out_shape))
