@@ -1,25 +1,21 @@
-"""python -m benchmarks [--quick] [--profile] [--only NAME] [--json out.json] [--markdown BENCHMARKS.md]
+"""python -m benchmarks [--quick] [--profile] [--only NAME] [--isolated] [--json out.json] [--markdown BENCHMARKS.md]
 
 Runs every case (or those whose group, name or key contains NAME), prints one
 row per case as it goes, and optionally saves the run as JSON and as the
 BENCHMARKS.md page.  Run it from the repository root on a quiet machine.
+
+By default every library is timed in this one process, taking turns ("pair mode"):
+what a notebook comparing learntorch with PyTorch does, PyTorch's threads and all.
+``--isolated`` times each library in a worker process of its own instead.
 """
 import argparse
 import json
-import os
 import sys
 
-if "--profile" in sys.argv[1:]:
-    # --profile runs learntorch in this process, where the suite's `import torch` has
-    # already started an OpenMP runtime; with its default (spinning) wait policy
-    # Numba's parallel loops ran ~15x slower beside it.  Ask for sleeping threads
-    # before anything loads that runtime.  (The timed runs use one process per library.)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-from . import report  # noqa: E402
-from .runner import run_suite  # noqa: E402
-from .suite import all_cases  # noqa: E402
-from .timing import FULL, QUICK  # noqa: E402
+from . import report
+from .runner import run_suite
+from .suite import all_cases
+from .timing import FULL, QUICK
 
 
 def parse(argv):
@@ -32,10 +28,13 @@ def parse(argv):
                         help="run only cases whose group, name or key contains NAME "
                              "(case-insensitive; may be repeated)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--isolated", action="store_true",
+                        help="time each library in a worker process of its own instead of all "
+                             "in this one (the default, 'pair mode', is what a notebook that "
+                             "compares learntorch with PyTorch does: both in one process)")
     parser.add_argument("--in-process", action="store_true",
-                        help="time every library in this one process instead of one worker "
-                             "process each (faster to start; but PyTorch's OpenMP runtime, once "
-                             "loaded, slows Numba's threads: see benchmarks/workers.py)")
+                        help="the default (kept for old command lines): every library in this "
+                             "process, taking turns")
     parser.add_argument("--profile", action="store_true",
                         help="print learntorch.profiler tables of the MLP and CNN training "
                              "steps (which ops take the time) instead of running the cases")
@@ -64,7 +63,7 @@ def main(argv=None):
     command = " ".join(["python -m benchmarks", *argv])
     print(f"{len(cases)} cases; ratios are learntorch time / other time (below 1: learntorch is faster)")
     run = run_suite(cases, QUICK if args.quick else FULL, command=command,
-                    isolated=not args.in_process,
+                    isolated=args.isolated,
                     progress=lambda row: print(report.console_line(row), flush=True))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

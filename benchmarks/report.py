@@ -153,10 +153,11 @@ def to_markdown(run):
         f"Each time is the median of {settings['repeats']} measurements of about "
         f"{settings['seconds']} s each (after {settings['warmup']} untimed warm-up call), "
         "per call. learntorch, numpy and PyTorch were measured in the same run, "
-        + ("each in its own worker process (so no library's threads disturb another's), "
-           "taking turns: one measurement of each library per round, after 0.3 s of quiet "
-           "(benchmarks/runner.py). "
-           if run.get("isolated", True) else "all in one process (--in-process). ") +
+        + ("each in its own worker process (--isolated), "
+           if run.get("isolated", True) else "all in one process (pair mode, as a notebook "
+           "comparing them does: PyTorch's threads are there while learntorch runs), ") +
+        "taking turns: one measurement of each library per round, after 0.3 s of quiet "
+        "(benchmarks/runner.py). " +
         "**÷ numpy** and **÷ torch** are learntorch's time divided by the other library's: "
         "below 1.00× learntorch is faster. The last column is the same times as a rate "
         f"(or a cost per op); {DASH} means the library has no equivalent or is not installed.",

@@ -42,9 +42,9 @@ LIBRARIES = ("learntorch", "numpy", "torch")
 # bench_<group>.py modules, in report order
 GROUPS = ("autograd", "elementwise", "reduction", "matmul", "training", "startup", "widgets")
 
-# Each library is timed in its own worker process (see workers.py), which names its
-# library here; PyTorch is imported only where it may be timed, because merely
-# loading it slows learntorch's Numba kernels down (its OpenMP runtime).
+# With --isolated, each library is timed in its own worker process (see workers.py), which
+# names its library here, and PyTorch is imported only where it is timed.  By default
+# (pair mode) every library runs in one process, PyTorch imported, as in a notebook.
 ONLY_LIBRARY = os.environ.get("BENCHMARKS_LIBRARY")
 
 torch = None

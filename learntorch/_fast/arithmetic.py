@@ -75,23 +75,22 @@ def _save(ctx, a, b):
                                   None if isinstance(b, Tensor) else b))
 
 
-def add_forward(ctx, a, b, alpha=1):
-    x, y, dtype = _operands(a, b, "add")
-    ctx.constants = alpha
-    out = backends.current.add(x, y if alpha.__class__ is int and alpha == 1
-                               or (alpha == 1 and not isinstance(alpha, bool))
-                               else reference._scaled(y, alpha, dtype))
-    return _wrap(out, dtype)
+def _additive(op, kernel, check=None):
+    """The fast forward of ``a + alpha * b`` (``op`` "add") or ``a - alpha * b`` ("sub")."""
+    def forward(ctx, a, b, alpha=1):
+        if check is not None:
+            check(a, b)
+        x, y, dtype = _operands(a, b, op)
+        ctx.constants = alpha
+        if not (alpha.__class__ is int and alpha == 1) and (alpha != 1 or isinstance(alpha, bool)):
+            y = reference._scaled(y, alpha, dtype)
+        return _wrap(getattr(backends.current, kernel)(x, y), dtype)
+    forward.__name__ = f"{op}_forward"
+    return forward
 
 
-def sub_forward(ctx, a, b, alpha=1):
-    reference._check_no_bool_subtraction(a, b)
-    x, y, dtype = _operands(a, b, "sub")
-    ctx.constants = alpha
-    out = backends.current.sub(x, y if alpha.__class__ is int and alpha == 1
-                               or (alpha == 1 and not isinstance(alpha, bool))
-                               else reference._scaled(y, alpha, dtype))
-    return _wrap(out, dtype)
+add_forward = _additive("add", "add")
+sub_forward = _additive("sub", "sub", check=reference._check_no_bool_subtraction)
 
 
 def mul_forward(ctx, a, b):

@@ -346,6 +346,18 @@ class Function:
         return outputs
 
 
+def wrap_apply(wrapper):
+    """Make ``Function.apply`` run ``wrapper(apply)``: how the profiler times every op and
+    ``learntorch.fx.capture`` records them.  Returns a function that puts back the ``apply``
+    that was in place (the reference one, or the fast tier's)."""
+    previous = Function.__dict__["apply"]
+    Function.apply = classmethod(wrapper(previous.__func__))
+
+    def restore():
+        Function.apply = previous
+    return restore
+
+
 def _bind_arguments(cls, args, kwargs):
     import inspect
     bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)

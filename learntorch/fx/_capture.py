@@ -276,50 +276,40 @@ class _Tracer:
         return node
 
 
-def _bind_arguments(cls, args, kwargs):
-    """``apply``'s keyword arguments as positions of forward's, as ``Function.apply`` does."""
-    bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
-    bound.apply_defaults()
-    return bound.args[1:]
-
-
 class _Patch:
     """Install / remove the recording wrapper of ``Function.apply`` (once, however nested)."""
 
     installed = 0
-    # in a dict, not a class attribute: a classmethod read back from this class would be
-    # bound to it
-    saved = {}
+    restore = None
 
     @classmethod
     def install(cls):
         cls.installed += 1
-        if cls.installed > 1:
-            return
-        Function = _function.Function
-        cls.saved["apply"] = Function.__dict__["apply"]
-        forward = cls.saved["apply"].__func__
-
-        def recorded_apply(fn_cls, *args, **kwargs):
-            tracer = _active[-1] if _active else None
-            if tracer is None or tracer.depth or tracer.paused:
-                return forward(fn_cls, *args, **kwargs)
-            tracer.depth += 1
-            try:
-                outputs = forward(fn_cls, *args, **kwargs)
-            finally:
-                tracer.depth -= 1
-            tracer.record(fn_cls, _bind_arguments(fn_cls, args, kwargs) if kwargs else args,
-                          outputs)
-            return outputs
-
-        Function.apply = classmethod(recorded_apply)
+        if cls.installed == 1:
+            cls.restore = _function.wrap_apply(_recording)
 
     @classmethod
     def remove(cls):
         cls.installed -= 1
         if cls.installed == 0:
-            _function.Function.apply = cls.saved.pop("apply")
+            cls.restore()
+
+
+def _recording(forward):
+    """``Function.apply`` that also records the op in the innermost active capture."""
+    def recorded_apply(fn_cls, *args, **kwargs):
+        tracer = _active[-1] if _active else None
+        if tracer is None or tracer.depth or tracer.paused:
+            return forward(fn_cls, *args, **kwargs)
+        tracer.depth += 1
+        try:
+            outputs = forward(fn_cls, *args, **kwargs)
+        finally:
+            tracer.depth -= 1
+        tracer.record(fn_cls, _function._bind_arguments(fn_cls, args, kwargs) if kwargs
+                      else args, outputs)
+        return outputs
+    return recorded_apply
 
 
 # ---------------------------------------------------------------- the second-input check

@@ -75,16 +75,16 @@ class _Patches:
         cls.installed += 1
         if cls.installed > 1:
             return
-        Function, BackwardNode = _function.Function, _function.BackwardNode
-        cls.originals = {"forward": Function.__dict__["apply"],
-                         "backward": BackwardNode.__dict__["apply"]}
-        forward = cls.originals["forward"].__func__
+        BackwardNode = _function.BackwardNode
+        cls.originals = {"backward": BackwardNode.__dict__["apply"]}
         backward = cls.originals["backward"]
         in_raw = []  # the node whose array backward is being timed (it may call node.apply)
 
-        def timed_forward(fn_cls, *args, **kwargs):
-            return _record(_forward_name(fn_cls), "forward", args,
-                           lambda: forward(fn_cls, *args, **kwargs))
+        def timed_forward(forward):
+            def timed(fn_cls, *args, **kwargs):
+                return _record(_forward_name(fn_cls), "forward", args,
+                               lambda: forward(fn_cls, *args, **kwargs))
+            return timed
 
         def timed_backward(node, grad_outputs):
             if in_raw and in_raw[-1] is node:  # already timed by timed_backward_raw
@@ -103,7 +103,7 @@ class _Patches:
                     in_raw.pop()
             return timed
 
-        Function.apply = classmethod(timed_forward)
+        cls.originals["restore_forward"] = _function.wrap_apply(timed_forward)
         BackwardNode.apply = timed_backward
         cls.originals["restore_raw"] = _engine.wrap_apply_raw(timed_backward_raw)
 
@@ -112,7 +112,7 @@ class _Patches:
         cls.installed -= 1
         if cls.installed > 0:
             return
-        _function.Function.apply = cls.originals["forward"]
+        cls.originals["restore_forward"]()
         _function.BackwardNode.apply = cls.originals["backward"]
         cls.originals["restore_raw"]()
 

@@ -101,7 +101,11 @@ def test_the_checks_declare_which_arguments_grading_withholds():
             if name.startswith("check_")} == {
         "check_close": ("expected",), "check_equal": ("expected",),
         "check_shape": ("expected_shape",), "check_raises": ("raises", "match"),
-        "check_function": ("cases[*][1]",)}
+        "check_function": ("cases[*][1]",),
+        # the "how" checks state a rule (names, calls, what a message must mention), not an
+        # expected value: what they observe goes to the grader, and nothing is withheld
+        "check_not_used": (), "check_not_called": (), "check_error_mentions": (),
+        "check_saved_for_backward": ()}
 
 
 def test_a_new_check_built_on_the_existing_ones_is_graded_without_more(grading):

@@ -62,32 +62,21 @@ def exp_backward(ctx, grad):
     return backends.current.mul(grad, y._data)
 
 
-@_register(activations.Tanh)
-def tanh_backward(ctx, grad):
-    """Replaces ``Tanh.backward`` (``TanhBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.tanh_backward(y._data, grad)
+def _one_pass_derivative(kernel):
+    """The array backward of an activation whose derivative is one backend kernel of what
+    forward saved (its output or its input) and the gradient: what its derivative op's
+    forward calls (``ops/activation_backward.py``)."""
+    def backward(ctx, grad):
+        saved, = ctx.saved_tensors
+        return getattr(backends.current, kernel)(saved._data, grad)
+    backward.__name__ = kernel
+    return backward
 
 
-@_register(activations.Sigmoid)
-def sigmoid_backward(ctx, grad):
-    """Replaces ``Sigmoid.backward`` (``SigmoidBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.sigmoid_backward(y._data, grad)
-
-
-@_register(activations.Relu)
-def relu_backward(ctx, grad):
-    """Replaces ``Relu.backward`` (``ReluBackward.forward``)."""
-    y, = ctx.saved_tensors
-    return backends.current.relu_backward(y._data, grad)
-
-
-@_register(activations.Silu)
-def silu_backward(ctx, grad):
-    """Replaces ``Silu.backward`` (``SiluBackward.forward``)."""
-    x, = ctx.saved_tensors
-    return backends.current.silu_backward(x._data, grad)
+# Replace Tanh/Sigmoid/Relu/Silu.backward (TanhBackward ... SiluBackward.forward)
+for _cls, _kernel in ((activations.Tanh, "tanh_backward"), (activations.Sigmoid, "sigmoid_backward"),
+                      (activations.Relu, "relu_backward"), (activations.Silu, "silu_backward")):
+    _register(_cls)(_one_pass_derivative(_kernel))
 
 
 @_register(softmax.Softmax)

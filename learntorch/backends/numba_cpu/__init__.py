@@ -16,7 +16,8 @@ Files, one idea each:
 * ``loader.py``       -- imports kernel modules on first need; thread-count and
   wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;
 * ``warmup.py``       -- compiles the common kernels ahead of time;
-* ``crossover.py``    -- the script that measured where each kernel starts to win.
+* ``tuning.py``       -- the thresholds those choices use, read from ``tuning.json``, which
+  ``python -m benchmarks.calibrate`` measures on each machine.
 
 **Numba is imported lazily.**  This package imports only numpy; a kernel module
 (and with it ``numba``, ~0.5 s) is imported the first time an array is big
