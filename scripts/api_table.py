@@ -46,6 +46,8 @@ NAMESPACES = [
     ("learntorch.cuda", "torch.cuda"),
     ("learntorch.onnx", "torch.onnx"),
     ("learntorch.fx", "torch.fx"),
+    ("learntorch.ao.quantization", "torch.ao.quantization"),
+    ("learntorch.ao.nn.quantized.dynamic", "torch.ao.nn.quantized.dynamic"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
