@@ -5,7 +5,7 @@
   puts in a model.
 
 torch 2.13 still ships this API but marks it deprecated in favour of the torchao library;
-learntorch mirrors what torch 2.13 has (see ``quantization/quantize.py``).
+learntorch mirrors what torch 2.13 has (see ``quantization/_quantize_model.py``).
 """
 from . import nn, quantization
 

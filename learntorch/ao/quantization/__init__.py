@@ -12,8 +12,8 @@ from .observer import (MinMaxObserver, MovingAverageMinMaxObserver, ObserverBase
                        default_observer, default_per_channel_weight_observer,
                        default_weight_observer)
 from .qconfig import QConfig, default_dynamic_qconfig, default_qconfig, per_channel_dynamic_qconfig
-from .quantize import (convert, get_default_dynamic_quant_module_mappings, propagate_qconfig_,
-                       quantize_dynamic, swap_module)
+from ._quantize_model import (convert, get_default_dynamic_quant_module_mappings,
+                              propagate_qconfig_, quantize_dynamic, swap_module)
 
 __all__ = ["MinMaxObserver", "MovingAverageMinMaxObserver", "ObserverBase",
            "PerChannelMinMaxObserver", "PlaceholderObserver", "UniformQuantizationObserverBase",

@@ -4,7 +4,7 @@ input is quantized on the fly, call by call (printed ``DynamicQuantizedLinear``,
 ``quantize_dynamic`` makes these from ``nn.Linear`` layers with ``from_float``: the
 weight is observed (its range measured), quantized once to int8, and packed beside the
 float bias.  ``forward(x)`` takes and returns float32 tensors; inside, the input is
-quantized per batch and multiplied in integers (``linear_dynamic.py``).
+quantized per batch and multiplied in integers (``_linear_dynamic.py``).
 
 The layer has no parameters (``parameters()`` is empty, as in torch): its weight is not
 trainable.  ``weight()`` and ``bias()`` are methods that unpack them.
@@ -15,7 +15,7 @@ from ......nn.modules.linear import Linear as FloatLinear
 from ......nn.modules.module import Module
 from ..._quantized_weight import quantize_weight
 from ...modules.linear import LinearPackedParams
-from ..linear_dynamic import LinearDynamic
+from .._linear_dynamic import LinearDynamic
 
 
 class Linear(Module):
