@@ -56,6 +56,7 @@ SECTIONS = [
     Section("OptimizerExplorer", button="Step"),
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
+    Section("QuantizationExplorer", slider="scale"),
 ]
 
 
