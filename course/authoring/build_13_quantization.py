@@ -322,12 +322,13 @@ def file_bytes(model):
     buffer = io.BytesIO()
     torch.save(model.state_dict(), buffer)
     return len(buffer.getvalue())
+""")
 
-
+ch.code(r"""
 for name, measure in (("weights in memory", tensor_bytes), ("saved file", file_bytes)):
     f32, i8 = measure(model), measure(quantized)
     print(f"{name:17s}: float32 {f32:6,d} bytes, int8 {i8:6,d} bytes -> {f32 / i8:.2f}x smaller")
-""", on_pytorch="torch.save's file format differs, so the file sizes do")
+""", learntorch_only=DIGITS)
 
 ch.markdown(r"""
 The weights shrink 4× (one byte instead of four); the biases stay float32, and each layer adds a scale
