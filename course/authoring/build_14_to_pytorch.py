@@ -196,7 +196,8 @@ differences are float32 rounding: the two libraries add up the same numbers in d
 (blocked matrix products, vectorised sums), and each order rounds a little differently.
 
 The numbers agree; the recorded graphs do not quite. Walk both from the last loss back to the
-parameters (`grad_fn.name()` and `next_functions`, the same API in both):
+parameters (`grad_fn.name()` and `next_functions`, the same API in both), and draw learntorch's with
+`show_graph`, left to right from the parameters to the loss:
 """)
 
 ch.code(r"""
