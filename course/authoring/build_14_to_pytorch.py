@@ -219,9 +219,13 @@ def node_names(grad_fn):
 
 if torch is None:
     print(SKIP)
+    learntorch.manual_seed(0)                                         # learntorch's side alone
+    ours = learntorch.nn.Sequential(learntorch.nn.Flatten(), learntorch.nn.Linear(64, 128), learntorch.nn.ReLU(),
+                                    learntorch.nn.Linear(128, 10))
+    our_loss = learntorch.nn.functional.cross_entropy(ours(train_images[:64]), train_labels[:64])
 else:
-    print("learntorch:", node_names(our_loss.grad_fn))
     print("PyTorch:   ", node_names(their_loss.grad_fn))
+print("learntorch:", node_names(our_loss.grad_fn))
 show_graph(our_loss)
 """, learntorch_only=BOTH)
 
