@@ -244,8 +244,15 @@ class QuantizationExplorer(Widget):
                        self._zero_control, self._picture, self._text])
 
     def _from_control(self, **change):
-        if not self._updating:
-            self.set(**change)
+        if self._updating:
+            return
+        scale = change.get("scale")
+        if scale is not None and abs(math.log10(scale) - math.log10(self.scale)) <= \
+                self._scale_control.step / 2 + 1e-9:
+            # the browser rounds the slider to its step and sends that back: an echo of the
+            # scale the state already has (a fitted one, say), not a move by the learner
+            return
+        self.set(**change)
 
     def _refresh(self):
         """Bring the live view (if built) in line with the state: controls, picture, text."""

@@ -1,5 +1,6 @@
 """QuantizationExplorer: the grid, the clipping and the error are the engine's and torch's,
 and its controls drive the state and the picture."""
+import math
 import re
 import warnings
 
@@ -117,3 +118,14 @@ def test_repr_is_deterministic_and_names_the_grid():
     text = repr(QuantizationExplorer(lt.tensor([-1.0, 0.0, 0.5]), scale=0.1, zero_point=3))
     assert text == ("QuantizationExplorer(qint8, 3 values in [-1, 0.5], scale 0.1, zero_point 3, "
                     "grid [-13.1, 12.4], clipped 0, max |error| 0, mean |error| 0)")
+
+
+def test_the_slider_rounding_a_fitted_scale_to_its_step_does_not_move_the_grid():
+    explorer = QuantizationExplorer(_weights())
+    fitted = explorer.scale
+    scale = explorer.view().children[1]
+    # what the front end sends back: the fitted scale rounded to the slider's step in log10
+    scale.value = 10 ** (round(math.log10(fitted) / scale.step) * scale.step)
+    assert explorer.scale == fitted and explorer.clipped_count() == 0
+    scale.value = 10 ** (math.log10(fitted) + 3 * scale.step)  # a real move: three steps
+    assert explorer.scale == pytest.approx(scale.value)
