@@ -157,8 +157,9 @@ train_images, train_labels = program.as_tensors(train=True)          # learntorc
 
 
 def twin_of(model):
-    # a PyTorch MLP holding exactly `model`'s weights (copied through numpy)
-    twin = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    # a PyTorch MLP with `model`'s layer sizes, holding exactly its weights (copied through numpy)
+    hidden, out = model[1].out_features, model[3].out_features
+    twin = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, out))
     twin.load_state_dict({name: torch.from_numpy(value.numpy().copy()) for name, value in model.state_dict().items()})
     return twin
 
@@ -470,7 +471,7 @@ def check_both_libraries(seed, batch, steps=4, lr=0.5):
                                      learntorch.nn.Linear(16, 10))
     images, labels = train_images[:batch], train_labels[:batch]
     torch_images, torch_labels = torch.from_numpy(images.numpy()), torch.from_numpy(labels.numpy())
-    twin = lambda: twin_small(start)
+    twin = lambda: twin_of(start)
     want = reference_losses(learntorch, copy_of(start), images, labels, steps, lr)
     want_torch = reference_losses(torch, twin(), torch_images, torch_labels, steps, lr)
     for library, model, x, y, expected in ((learntorch, copy_of(start), images, labels, want),
@@ -491,12 +492,6 @@ def copy_of(model):
                                      learntorch.nn.Linear(16, 10))
     clone.load_state_dict(model.state_dict())
     return clone
-
-
-def twin_small(model):
-    twin = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 16), torch.nn.ReLU(), torch.nn.Linear(16, 10))
-    twin.load_state_dict({name: torch.from_numpy(value.numpy().copy()) for name, value in model.state_dict().items()})
-    return twin
 
 
 if torch is None:
