@@ -2,6 +2,12 @@
 
     python -m benchmarks.quantization                 # 15 repeats, prints a table
     python -m benchmarks.quantization --repeats 31 --json quantization.json
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.quantization --one-thread   # a busy machine
+
+On a machine busy with other work, multi-threaded kernels (numpy's BLAS, PyTorch's intra-op
+pool) spend a tiny layer's time waiting for each other and the float32 figures measure the
+contention, not the arithmetic; ``--one-thread`` (with numpy's BLAS limited by the environment
+variable, which must be set before numpy loads) times every library on one thread.
 
 The model is chapter 06's digits MLP (64 -> 128 -> ReLU -> 10), trained as there (Adam,
 lr 1e-2, 8 epochs, batches of 64, seed 0) on ``Digits(train=True)``, then
@@ -23,6 +29,7 @@ forward on a batch of 256 at least as fast):
 import argparse
 import io
 import json
+import os
 import statistics
 import time
 import warnings
@@ -158,7 +165,10 @@ def measure(repeats=15, epochs=8):
             accuracies["torch int8"] = (twin_int8(torch_images).argmax(1) == torch.from_numpy(
                 labels.numpy())).float().mean().item()
     speed = {name: spread(values) for name, values in time_in_turns(contenders, repeats).items()}
-    return {"machine": describe(), "repeats": repeats, "batch": BATCH, "sizes": sizes,
+    threads = {"torch": torch.get_num_threads() if torch is not None else None,
+               "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
+    return {"machine": describe(), "threads": threads, "repeats": repeats, "batch": BATCH,
+            "sizes": sizes,
             "accuracy": accuracies, "seconds_per_forward": speed}
 
 
@@ -172,7 +182,7 @@ def report(result):
     lines.append(f"| test accuracy (359 digits) | {acc['float32']:.4f} | {acc['int8']:.4f} | "
                  f"{100 * (acc['float32'] - acc['int8']):+.2f} points |")
     lines += ["", f"forward of a batch of {result['batch']}, µs per call, {result['repeats']} "
-                  "repeats in turns (pair mode):", "",
+                  f"repeats in turns (pair mode; threads: {result['threads']}):", "",
               "| model | median | min .. max | interquartile range |", "| --- | --- | --- | --- |"]
     for name, s in speed.items():
         lines.append(f"| {name} | {s['median'] * 1e6:.0f} | {s['min'] * 1e6:.0f} .. "
@@ -190,7 +200,11 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--json", metavar="PATH", help="save every figure as JSON")
+    parser.add_argument("--one-thread", action="store_true",
+                        help="PyTorch on one thread (set OPENBLAS_NUM_THREADS=1 for numpy's BLAS)")
     args = parser.parse_args(argv)
+    if args.one_thread and torch is not None:
+        torch.set_num_threads(1)
     result = measure(args.repeats, args.epochs)
     print(report(result))
     if args.json:
