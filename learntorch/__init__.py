@@ -29,27 +29,42 @@ from .ops.arithmetic import (add, sub, subtract, mul, multiply, div, divide, tru
                              floor_divide, remainder, pow, rsub)
 from .ops.unary import (neg, negative, exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, abs,
                         absolute, sign, floor, ceil, trunc, round, square, log2, log10,
-                        reciprocal)
+                        reciprocal, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
+                        arcsin, arccos, arctan, arcsinh, arccosh, arctanh, lgamma, digamma,
+                        polygamma, logit, nan_to_num, fix)
+from .ops.pointwise_binary import atan2, arctan2, hypot, xlogy
 from .ops.special import erf
 from .ops.activations import tanh, sigmoid, relu, gelu, silu, softplus, clamp, clip
 from .ops.pointwise_ternary import addcmul, addcdiv, lerp
 from .ops.comparison import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal,
                              not_equal, logical_and, logical_or, logical_xor, logical_not,
                              bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf,
-                             isfinite, isclose, allclose, equal, maximum, minimum, where)
+                             isfinite, isclose, allclose, equal, maximum, minimum, where,
+                             signbit, isposinf, isneginf, isreal)
 from .ops.reductions import (sum, mean, prod, amax, amin, max, min, argmax, argmin, var, std,
-                             var_mean, std_mean, logsumexp, norm, all, any, cumsum,
-                             count_nonzero)
+                             var_mean, std_mean, logsumexp, norm, all, any, count_nonzero,
+                             nansum, nanmean, aminmax)
+from .ops.cumulative import cumsum, cumprod, cummax, cummin
+from .ops.order_statistics import median, nanmedian, kthvalue, mode, quantile, nanquantile
+from .ops.counting import bincount, histc
+from .ops.sets import unique, unique_consecutive, searchsorted, bucketize
+from .ops.diagonals import diagonal, diag, diag_embed, tril, triu, trace
+from .ops.repeating import roll, tile, repeat_interleave
 from .ops.softmax import softmax, log_softmax
 from .ops.sorting import sort, argsort, topk
-from .ops.linalg import matmul, mm, bmm, dot, outer, ger
+from .ops.linalg import matmul, mm, bmm, dot, outer, ger, cross, cdist
 from .ops.einsum import einsum
 from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
-                        flatten, unflatten, broadcast_to, narrow, clone, flip, movedim)
+                        flatten, unflatten, broadcast_to, narrow, clone, flip, movedim, moveaxis,
+                        ravel, fliplr, flipud, atleast_1d, atleast_2d, atleast_3d)
 from .ops.joining import cat, concat, concatenate, stack, split, chunk, unbind, hstack, vstack
-from .ops.indexing import (select, gather, scatter, scatter_add, index_select, index_add,
-                           index_put, masked_fill, masked_select, nonzero, take_along_dim)
+from .ops.indexing import (select, gather, scatter, scatter_add, scatter_reduce, index_select,
+                           index_add, index_put, masked_fill, masked_select, nonzero,
+                           take_along_dim)
 from .ops.broadcast import broadcast_shapes
+from ._type_info import finfo, iinfo
+from ._tensor_repr import set_printoptions
+from ._threads import set_num_threads, get_num_threads
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
 from . import utils, datasets, profiler
 from . import fx, onnx  # onnx: the exporter; the onnx package is imported only by export()

@@ -189,3 +189,52 @@ def can_cast(from_, to):
     """torch.can_cast: False only when casting would lower the category (float to int,
     int to bool, ...), which in-place ops refuse."""
     return _category(to_dtype(from_)) <= _category(to_dtype(to))
+
+
+# ---------------------------------------------------------------- Python numbers into a dtype
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "short", "int32": "int",
+            "int64": "int64_t"}
+
+
+def check_scalar_fits(value, d):
+    """torch's check (``c10::checked_convert``) that a Python number may be stored in dtype
+    ``d``: an integer dtype takes ints in its range -- the unsigned uint8 also takes
+    -255..-1, which wrap around (two's complement: -1 is 255) -- and finite floats in its
+    range (truncated towards zero); floating dtypes take any number (too large becomes
+    inf).  A RuntimeError names the value and the dtype otherwise."""
+    if isinstance(value, (bool, np.bool_)) or d is bool_:
+        return
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not -2 ** 63 <= value < 2 ** 64:
+            raise OverflowError(f"Python int too large to convert to C long: {value} does not "
+                                f"fit in 64 bits (dtype {d})")
+        if d.is_floating_point:
+            return
+        info = np.iinfo(d.np)
+        low = -info.max if info.min == 0 else info.min  # uint8: -255 wraps to 1
+        if low <= value <= info.max:
+            return
+    elif d.is_floating_point:
+        return
+    else:
+        value = float(value)
+        info = np.iinfo(d.np)
+        if value == value and info.min <= value <= info.max:
+            return
+    raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(d.name, d.name)} "
+                       f"without overflow: {value} is outside the range of {d} "
+                       f"[{np.iinfo(d.np).min}, {np.iinfo(d.np).max}]")
+
+
+def cast_python_scalar(value, d):
+    """A Python number as dtype ``d`` stores it (after ``check_scalar_fits``): ints wrap into
+    uint8, floats truncate towards zero into integer dtypes, anything nonzero is True,
+    and a float too large for float16 becomes inf."""
+    check_scalar_fits(value, d)
+    if d is bool_:
+        return bool(value)
+    if d.is_floating_point:
+        with np.errstate(over="ignore"):
+            return d.np.type(float(value)).item()
+    return int(np.array(int(value), dtype=np.int64).astype(d.np))  # int(): towards zero

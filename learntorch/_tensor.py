@@ -108,7 +108,16 @@ class Tensor:
 
     def stride(self, dim=None):
         item = self._data.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        if self._data.size == 0 and not any(self._data.strides):
+            # numpy gives a new empty array zero strides; torch's are row-major (views of
+            # empty tensors keep the strides their view op computed)
+            step, backwards = 1, []
+            for n in reversed(self._data.shape):
+                backwards.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(backwards))
+        else:
+            strides = tuple(s // item for s in self._data.strides)
         if dim is None:
             return strides
         return strides[self._wrap_dim(dim)]
@@ -152,9 +161,19 @@ class Tensor:
         prefix = "torch.cuda." if self.is_cuda else "torch."
         return prefix + _TYPE_NAMES[self._dtype.name]
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
+        """The type name (``'torch.FloatTensor'``), or a copy converted to ``dtype`` -- a dtype
+        or a type name such as ``'torch.FloatTensor'`` / ``'torch.cuda.LongTensor'``."""
         if dtype is None:
             return self._type_name()
+        if isinstance(dtype, str) and dtype.endswith("Tensor"):
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            cuda = dtype.startswith("torch.cuda.")
+            short = dtype.rsplit(".", 1)[-1]
+            if short not in names or not dtype.startswith("torch."):
+                raise ValueError(f"invalid type: '{dtype}' (expected e.g. 'torch.FloatTensor' "
+                                 f"or 'torch.cuda.LongTensor')")
+            return self.to(device="cuda" if cuda else "cpu", dtype=_dtypes.to_dtype(names[short]))
         return self.to(dtype)
 
     def _wrap_dims(self, dim):
@@ -417,7 +436,11 @@ class Tensor:
     def __format__(self, spec):
         if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:  # a format spec applies to one number, as in torch
+            raise TypeError(f"unsupported format string passed to Tensor.__format__ ({spec!r} "
+                            f"for a tensor of shape {list(self.shape)}); format one element, "
+                            "e.g. f'{t[0].item():.2f}'")
+        return repr(self)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

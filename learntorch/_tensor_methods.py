@@ -9,9 +9,11 @@ import numpy as np
 from . import _dtypes, _quantized_tensor, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
-from .ops import (activations, arithmetic, comparison, indexing, joining, linalg,
-                  pointwise_ternary, reductions, shape, softmax, sorting, special, unary)
-from .ops._inplace import apply_inplace
+from .ops import (activations, arithmetic, assignment, comparison, comparison_inplace, counting,
+                  cumulative, diagonals, indexing, joining, linalg, order_statistics,
+                  pointwise_binary, pointwise_ternary, reductions, repeating, sets, shape,
+                  softmax, sorting, special, unary)
+from .ops._inplace import apply_inplace, copy_, fill_, zero_
 
 
 # ---------------------------------------------------------------- the legacy constructor
@@ -38,23 +40,35 @@ Tensor.__init__ = legacy_init
 _METHODS = {
     arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder pow",
     unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
-           "trunc round square log2 log10 reciprocal",
+           "trunc round square log2 log10 reciprocal tan asin acos atan sinh cosh asinh acosh "
+           "atanh arcsin arccos arctan arcsinh arccosh arctanh lgamma digamma polygamma logit "
+           "nan_to_num fix",
+    pointwise_binary: "atan2 arctan2 hypot xlogy",
     activations: "tanh sigmoid relu clamp clip",
     pointwise_ternary: "addcmul addcdiv lerp",
     comparison: "eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and "
                 "logical_or logical_xor logical_not bitwise_not isnan isinf isfinite isclose "
-                "allclose equal maximum minimum",
-    reductions: "sum sum_to_size mean prod amax amin max min argmax argmin var std logsumexp norm all any "
-                "cumsum count_nonzero",
+                "allclose equal maximum minimum signbit isposinf isneginf isreal",
+    comparison_inplace: "eq_ ne_ lt_ le_ gt_ ge_ greater_ greater_equal_ less_ less_equal_ "
+                        "not_equal_ logical_and_ logical_or_ logical_xor_ logical_not_",
+    reductions: "sum sum_to_size mean prod amax amin max min argmax argmin var std logsumexp "
+                "norm all any count_nonzero nansum nanmean aminmax",
+    cumulative: "cumsum cumprod cummax cummin",
+    order_statistics: "median nanmedian kthvalue mode quantile nanquantile",
+    counting: "bincount histc",
+    sets: "unique unique_consecutive",
+    diagonals: "diagonal diag diag_embed tril triu trace",
+    repeating: "roll tile repeat_interleave",
     softmax: "softmax log_softmax",
     sorting: "sort argsort topk",
     special: "erf",
-    linalg: "matmul mm bmm dot outer",
+    linalg: "matmul mm bmm dot outer cross",
     shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
-           "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim",
+           "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim "
+           "moveaxis ravel fliplr flipud",
     joining: "split chunk unbind",
-    indexing: "select gather scatter scatter_add index_select index_add index_put masked_fill "
-              "masked_select nonzero take_along_dim",
+    indexing: "select gather scatter scatter_add scatter_reduce index_select index_add "
+              "index_put masked_fill masked_select nonzero take_along_dim",
 }
 for _module, _names in _METHODS.items():
     for _name in _names.split():
@@ -98,7 +112,15 @@ def _rsub(other, self):
 
 Tensor.__mul__ = Tensor.__rmul__ = arithmetic.mul
 Tensor.__truediv__ = arithmetic.div
-Tensor.__rtruediv__ = lambda self, other: arithmetic.Div.apply(arithmetic.as_operand(other), self)
+Tensor.__rtruediv__ = lambda self, other: _rtruediv(self, arithmetic.as_operand(other))
+
+
+def _rtruediv(self, other):
+    """``number / x`` is ``x.reciprocal() * number`` in torch (its nodes: MulBackward0 of
+    ReciprocalBackward0), which rounds twice: the same values come out here."""
+    if isinstance(other, Tensor):
+        return arithmetic.Div.apply(other, self)
+    return arithmetic.mul(unary.reciprocal(self), other)
 Tensor.__floordiv__ = arithmetic.floor_divide
 Tensor.__rfloordiv__ = _reflected(arithmetic.FloorDivide.apply)
 Tensor.__mod__ = arithmetic.remainder
@@ -130,9 +152,18 @@ Tensor.__and__ = lambda self, other: _bitwise_or_logical(self, other, "and")
 Tensor.__or__ = lambda self, other: _bitwise_or_logical(self, other, "or")
 Tensor.__xor__ = lambda self, other: _bitwise_or_logical(self, other, "xor")
 Tensor.__rand__, Tensor.__ror__, Tensor.__rxor__ = Tensor.__and__, Tensor.__or__, Tensor.__xor__
-Tensor.__invert__ = comparison.bitwise_not
+Tensor.__invert__ = lambda self: _invert(self)
+
+
+def _invert(self):
+    """``~x``: bitwise_not, except that torch's operator refuses a float with a TypeError."""
+    if self._dtype.is_floating_point:
+        raise TypeError(f"~ (operator.invert) is only implemented on integer and Boolean-type "
+                        f"tensors, got {self._dtype}; for a float mask use (x == 0) or "
+                        "logical_not")
+    return comparison.bitwise_not(self)
 Tensor.__getitem__ = indexing.getitem
-Tensor.__setitem__ = indexing.setitem
+Tensor.__setitem__ = assignment.setitem
 
 
 def _bitwise_or_logical(a, b, op):
@@ -150,9 +181,11 @@ def _inplace_of(fn, name):
 
 for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
               "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu masked_fill "
-              "index_add scatter scatter_add index_put square reciprocal expm1 log2 log10 "
-              "erf logical_not subtract multiply divide true_divide bitwise_not addcmul addcdiv "
-              "lerp").split():
+              "index_add scatter scatter_add scatter_reduce index_put square reciprocal expm1 "
+              "log2 log10 erf subtract multiply divide true_divide bitwise_not addcmul addcdiv "
+              "lerp tan asin acos atan sinh cosh asinh acosh atanh arcsin arccos arctan arcsinh "
+              "arccosh arctanh lgamma digamma logit nan_to_num atan2 arctan2 hypot xlogy fix "
+              "tril triu cumsum cumprod negative absolute").split():
     setattr(Tensor, _name + "_", _inplace_of(getattr(Tensor, _name), _name + "_"))
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
@@ -182,53 +215,6 @@ Tensor.__imod__ = Tensor.remainder_
 Tensor.__iand__ = Tensor.bitwise_and_
 Tensor.__ior__ = Tensor.bitwise_or_
 Tensor.__ixor__ = Tensor.bitwise_xor_
-
-
-def zero_(self):
-    """Fill with zeros, in place."""
-    from .ops._inplace import Zero
-    return apply_inplace(self, lambda src: Zero.apply(src, 0), fast=lambda: _fill(self, 0))
-
-
-def fill_(self, value):
-    """Fill with ``value`` (a number or a 0-d tensor), in place."""
-    from .ops._inplace import Fill, FillTensor
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {value.ndim} dimensions.")
-        return apply_inplace(self, lambda src: FillTensor.apply(src, value),
-                             fast=lambda: _fill(self, value.item()), others=(value,))
-    return apply_inplace(self, lambda src: Fill.apply(src, value),
-                         fast=lambda: _fill(self, value))
-
-
-def _fill(self, value):
-    # every element gets the same value, so torch allows this even on an expand()ed view
-    try:
-        self._data.fill(value)
-    except ValueError as e:
-        if "read-only" in str(e):
-            from .ops._inplace import check_no_overlap
-            check_no_overlap(self)
-        raise
-
-
-def copy_(self, src, non_blocking=False):
-    """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor."""
-    from .ops._inplace import Copy, check_no_overlap
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    from .ops.broadcast import is_expandable_to
-    if not is_expandable_to(tuple(src.shape), tuple(self.shape)):
-        raise RuntimeError(f"The size of tensor a ({list(self.shape)}) must match the size of "
-                           f"tensor b ({list(src.shape)}): copy_ broadcasts src to the "
-                           "destination's shape")
-
-    def fast():  # (apply_inplace has checked that src does not partly overlap self)
-        check_no_overlap(self)
-        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
-    return apply_inplace(self, lambda s: Copy.apply(s, src), fast=fast, others=(src,))
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):

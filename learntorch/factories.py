@@ -116,7 +116,30 @@ def _to_array(data, dtype):
     shape, inferred = _scan(data)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _replace_tensors(data)
-    return np.array(data, dtype=(dtype or inferred).np).reshape(shape)
+    if dtype is not None and not dtype.is_floating_point and dtype is not _dtypes.bool_:
+        return _checked_integers(data, shape, inferred, dtype)
+    try:
+        return np.array(data, dtype=(dtype or inferred).np).reshape(shape)
+    except OverflowError:
+        raise ValueError(f"Overflow when unpacking long long: an integer in the data does not "
+                         f"fit in 64 bits (dtype {dtype or inferred})") from None
+
+
+def _checked_integers(data, shape, inferred, dtype):
+    """Python numbers stored as an integer dtype with torch's checks: ints in the dtype's
+    range (uint8 also takes -255..-1, which wrap: -1 is 255), finite floats in range
+    (truncated towards zero); anything else is torch's RuntimeError, not numpy's
+    OverflowError."""
+    try:
+        exact = np.array(data, dtype=np.float64 if inferred.is_floating_point else np.int64)
+    except OverflowError:
+        raise ValueError(f"Overflow when unpacking long long: an integer in the data does not "
+                         f"fit in 64 bits (dtype {dtype})") from None
+    if exact.size:
+        lo, hi = exact.min(), exact.max()
+        for v in ((lo, hi) if not np.isnan(exact).any() else (float("nan"),)):
+            _dtypes.check_scalar_fits(v.item() if hasattr(v, "item") else v, dtype)
+    return exact.astype(dtype.np).reshape(shape)
 
 
 def _flat(data):
@@ -172,6 +195,7 @@ def from_numpy(ndarray):
 
 def _filled(size, value, dtype, device, requires_grad, default=None):
     d = _dtypes.to_dtype(dtype) if dtype is not None else (default or _dtypes.get_default_dtype())
+    value = _dtypes.cast_python_scalar(value, d)  # torch's range checks; -1 in uint8 is 255
     return _finish(np.full(_size(size), value, dtype=d.np), d, device, requires_grad)
 
 

@@ -83,7 +83,10 @@ def test_the_tests_install_is_everything():
 
 
 def test_make_lab_installs_the_learner_extra_and_make_test_the_test_extra():
-    lab, test = run_make("-s", "-n", "lab").stdout, run_make("-s", "-n", "test").stdout
+    # -W pyproject.toml: as if the project's requirements had just changed, so that make shows
+    # the install steps even where an earlier install left its stamps
+    lab = run_make("-s", "-n", "-W", "pyproject.toml", "lab").stdout
+    test = run_make("-s", "-n", "-W", "pyproject.toml", "test").stdout
     assert '-e ".[lab]"' in lab and '".[test]"' not in lab
     assert '-e ".[test]"' in test
 
@@ -292,3 +295,14 @@ def test_every_data_file_of_the_engine_ships_in_the_package():
     undeclared = [f for f in data if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
     assert not undeclared, (f"{undeclared} would be missing from an installed learntorch: add "
                             "them to [tool.setuptools.package-data] in pyproject.toml")
+
+
+def test_the_learners_install_is_a_fraction_of_the_test_install():
+    """scripts/install_sizes.py measures both installs; the learner's weighs less than half
+    of the test install (which adds torch, the browser driver, the CUDA compilers)."""
+    done = subprocess.run([sys.executable, "scripts/install_sizes.py", "lab", "test"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=True)
+    lab, test = done.stdout.splitlines()
+    mib = lambda line: int(line.split(" MiB")[0].rsplit(" ", 1)[1])
+    assert lab.startswith("[lab]:") and test.startswith("[test]:")
+    assert mib(lab) < mib(test) / 2, done.stdout

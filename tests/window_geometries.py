@@ -7,7 +7,7 @@ image, windows hanging over the edge -- over an image they fit.
 """
 from hypothesis import strategies as st
 
-from learntorch.nn._functional.im2col import Geometry, output_size
+from learntorch.backends.geometry import Geometry, output_size
 
 
 @st.composite

@@ -3,7 +3,8 @@
 Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
-    from widgets import TrainingDashboard, TensorExplorer, QuantizationExplorer
+    from widgets import TrainingDashboard, TensorExplorer, RingAllReduce, QuantizationExplorer
+    from widgets import show_program           # a captured or exported program's graph
 
 A widget is a Python-side state object (``step`` / ``reset`` / ``history``,
 testable without a browser) plus a thin ipywidgets view.  Widgets read the
@@ -24,6 +25,9 @@ _EXPORTS = {
     "momentum_phase_diagram": "optimizer_explorer",
     "TrainingDashboard": "training_dashboard",
     "TensorExplorer": "tensor_explorer",
+    "RingAllReduce": "ring_allreduce",
+    "show_program": "program",
+    "ProgramView": "program",
     "QuantizationExplorer": "quantization_explorer",
 }
 

@@ -762,7 +762,9 @@ You can now train a model and tell whether it generalises: a validation set to c
 set to report once, curves that show overfitting, and dropout, weight decay and early stopping to
 fight it. The MLP saw each digit as 64 unrelated numbers; convolutional networks look at the
 digits as images — nearby pixels together — and need far fewer parameters to do better. They are the
-subject of the course's next part, still being written: this is the last chapter for now.
+subject of the course's next part, still being written. Meanwhile, [chapter 09](09_save_deploy.ipynb)
+shows what happens to a model after training: saving it, resuming an interrupted run exactly, and
+deploying it with ONNX.
 """)
 
 if __name__ == "__main__":

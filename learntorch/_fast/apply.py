@@ -282,8 +282,11 @@ def _detach_saved_outputs(ctx, outputs):
     saved = ctx._saved
     if len(saved) == 1:  # the output alone (exp, tanh, sigmoid, relu, softmax): no loops
         o = saved[0]
-        ctx._saved = (detached_alias(o),)
-        ctx._saved_outputs = ((0, o._output_nr, weakref.ref(o)),)
+        # (only a differentiable output of this node: an input, or the indices of max(dim)
+        # marked non-differentiable, are saved as they are, as the reference does)
+        if o is not None and o._grad_fn is ctx and any(o is out for out in outputs):
+            ctx._saved = (detached_alias(o),)
+            ctx._saved_outputs = ((0, o._output_nr, weakref.ref(o)),)
         return
     saved = list(saved)
     positions = []

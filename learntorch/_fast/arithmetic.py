@@ -40,7 +40,8 @@ def float_constant(number, array):
 
 def _operands(a, b, op):
     """``reference._operands``, with the commonest case (float tensor op Python float) first."""
-    if b.__class__ is float and a.__class__ is Tensor and a._dtype.is_floating_point:
+    if b.__class__ is float and a.__class__ is Tensor and a._dtype.is_floating_point and (
+            a._dtype.itemsize > 2 or op not in reference._OPMATH_OPS):  # (float16: opmath)
         return a._data, float_constant(b, a._data), a._dtype
     if a.__class__ is Tensor and b.__class__ is Tensor and a._dtype is b._dtype:
         if a._device is not b._device and a._device != b._device:

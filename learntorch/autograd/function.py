@@ -112,11 +112,9 @@ class BackwardNode:
     @property
     def saved_tensors(self):
         """What forward saved; an error if backward freed it or a tensor changed in place."""
-        saved = self._saved
-        if saved is None:
-            return ()
-        if saved is _FREED:
+        if self._saved is _FREED:
             _raise_freed()
+        saved = self._saved or ()  # (None: forward saved nothing)
         if any(t is not None and t._version_counter[0] != version  # changed in place since
                for t, version in zip(saved, self._saved_versions)):
             self._raise_modified()

@@ -83,7 +83,7 @@ def warmup(dtypes=("float32", "float64"), all_kernels=False):
     Kernels otherwise compile on their first large input, a second or more each
     the first time on a machine.  By default only the kernels the active Numba
     backend would use are warmed (those with a size threshold) with the layers' pooling,
-    col2im and cross-entropy kernels; ``all_kernels=True``
+    col2im and cross-entropy kernels and the optimizers' updates; ``all_kernels=True``
     warms every one.  Returns the names of the kernels warmed.
     """
     from .numba_cpu import warmup as warm_numba
@@ -94,7 +94,8 @@ def warmup(dtypes=("float32", "float64"), all_kernels=False):
     # the layers' own kernels (max pooling, conv's col2im, cross-entropy) serve large inputs
     # whatever the backend's thresholds: warm them too
     return warm_numba(dtypes, primitives + ["max_pool2d", "max_pool2d_backward", "col2im",
-                                            "cross_entropy", "cross_entropy_backward"])
+                                            "cross_entropy", "cross_entropy_backward",
+                                            "sgd", "adam", "rmsprop", "adagrad"])
 
 
 def default_backend_name():

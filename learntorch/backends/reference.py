@@ -96,8 +96,10 @@ class NumpyBackend(*FAMILIES):
     def relu(self, x):
         return as_array(np.maximum(x, 0), dtype=x.dtype)
 
-    def relu_backward(self, x, grad):
-        return np.where(x > 0, grad, 0).astype(grad.dtype, copy=False)
+    def relu_backward(self, y, grad):
+        """grad where the output y > 0, 0 where y <= 0 -- and grad where y is nan (relu(nan)
+        is nan, and nan <= 0 is False: torch's threshold_backward passes it)."""
+        return np.where(y <= 0, 0, grad).astype(grad.dtype, copy=False)
 
     def gelu(self, x):
         device = on_device(x)

@@ -31,23 +31,34 @@ OTHER = "other"
 KINDS = {
     ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder
         Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
-        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp LeakyRelu
+        _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp
         _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill
-        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward""",
+        TanhBackward SigmoidBackward ReluBackward GeluBackward SiluBackward
+        _Activation Prelu
+        _PiecewiseLinearBackward EluBackward HardswishBackward MseLossBackward
+        _OfInput _OfOutput Polygamma Logit NanToNum Atan2 Hypot Xlogy _ComparedInPlace""",
     REDUCTION: """Sum Mean Prod _Extreme _ExtremeWithIndices Var Std VarMean StdMean
-        Logsumexp Norm SumToSize""",
-    NORMALIZATION: "Softmax LogSoftmax BatchNorm LayerNorm SoftmaxBackward LogSoftmaxBackward",
-    MATMUL: "Matmul Dot Linear Einsum LinearDynamic",
-    CONV: "Convolution",
-    POOL: "MaxPool2d AvgPool2d AdaptiveAvgPool2d",
-    VIEW: "View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow SliceView",
-    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy",
-    MOVEMENT: "Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im",
+        Logsumexp Norm SumToSize Trace Nansum""",
+    NORMALIZATION: """Softmax LogSoftmax SoftmaxBackward LogSoftmaxBackward _Normalization
+        BatchNorm LayerNorm GroupNorm NormalizeBackward NormalizeAffineBackward
+        CrossEntropyBackward""",
+    MATMUL: "Matmul Dot Linear Einsum Cross Cdist CdistDoubleBackward LinearDynamic",
+    CONV: """Convolution ConvolutionBackwardInput ConvolutionBackwardWeight
+        ConvolutionTranspose""",
+    POOL: """MaxPool2d AvgPool2d AdaptiveAvgPool2d AdaptiveMaxPool2d MaxPool2dBackward
+        AvgPool2dBackward AdaptiveAvgPool2dBackward AdaptiveMaxPool2dBackward
+        UpsampleLinear UpsampleLinearBackward""",
+    VIEW: """View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow
+        SliceView Diagonal""",
+    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy DiagonalCopy",
+    MOVEMENT: """Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im Roll
+        DiagEmbed _Triangle UpsampleNearest UpsampleNearestBackward""",
     INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
-        Embedding EmbeddingDenseBackward""",
-    SORT: "_SelectAlongDim",
-    SCAN: "Cumsum",
-    LOSS: """_PointwiseLoss NllLoss CrossEntropy BinaryCrossEntropy
+        Embedding EmbeddingDenseBackward NllLossBackward ScatterWithReduce ScatterReduce
+        DiagonalScatter""",
+    SORT: "_SelectAlongDim _PickAlongDim MedianAll Unique",
+    SCAN: "Cumsum Cumprod _RunningExtreme",
+    LOSS: """_PointwiseLoss NllLoss CrossEntropy CrossEntropyProbabilities BinaryCrossEntropy
         BinaryCrossEntropyWithLogits""",
 }
 _KIND_OF = {name: kind for kind, names in KINDS.items() for name in names.split()}

@@ -16,8 +16,8 @@ A uniform distribution on [-b, b] has variance b^2 / 3, hence the sqrt(3) below.
 import math
 import warnings
 
-import numpy as _np
-
+from .. import backends as _backends
+from .. import factories as _factories
 from .. import random as _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -59,17 +59,19 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Values from N(mean, std^2), redrawn until they lie in [a, b]."""
+    """Values from N(mean, std^2) truncated to [a, b], by the inverse CDF.
+
+    u is drawn uniformly from [0, 1) and mapped through the truncated distribution's
+    inverse CDF (the backend's ``trunc_normal_from_uniform``): one pass and exact, however
+    far [a, b] lies from the mean -- where redrawing until a value lands inside (torch
+    2.13 redraws, with a warning) can take practically forever.
+    """
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    rng = _random._generator(generator)
-    values = rng.normal(mean, std, tuple(tensor.shape))
-    outside = (values < a) | (values > b)
-    while outside.any():  # rejection sampling: exact, and quick while [a, b] holds most mass
-        values[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (values < a) | (values > b)
-    return _fill_with(tensor, values)
+    u = _random._generator(generator).random(tuple(tensor.shape))
+    values = _backends.current.trunc_normal_from_uniform(u, mean, std, a, b)
+    return _fill_with(tensor, Tensor._wrap(values))
 
 
 def constant_(tensor, val):
@@ -92,7 +94,8 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported (got shape "
                          f"{list(tensor.shape)})")
-    return _fill_with(tensor, _np.eye(*tensor.shape))
+    return _fill_with(tensor, _factories.eye(*tensor.shape, dtype=tensor.dtype,
+                                             device=tensor.device))
 
 
 def _calculate_fan_in_and_fan_out(tensor):
@@ -152,9 +155,9 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def _fill_with(tensor, values):
-    """Copy numpy ``values`` (cast to the tensor's dtype) into ``tensor``, unrecorded."""
+    """Copy the tensor ``values`` into ``tensor``, unrecorded."""
     with _no_grad():
-        return tensor.copy_(Tensor._wrap(_np.asarray(values, dtype=tensor.dtype.np)))
+        return tensor.copy_(values)
 
 
 def _default_layer_init_(weight, bias):

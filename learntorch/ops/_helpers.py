@@ -46,6 +46,18 @@ def float_array(x):
     return a if a.dtype == d.np else a.astype(d.np)
 
 
+def require_tensors(name, *args):
+    """Torch's TypeError for a number or list where a tensor is needed.
+
+    ``args`` are (argument name, value) pairs.
+    """
+    for position, (arg_name, value) in enumerate(args, 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg_name}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}; wrap it with "
+                            "torch.tensor(...)")
+
+
 def check_same_device(*tensors):
     devices = {t._device for t in tensors if isinstance(t, Tensor)}
     if len(devices) > 1:

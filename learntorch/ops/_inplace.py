@@ -19,38 +19,18 @@ version counter it shares with its views.  When autograd is watching:
 Without autograd it is just a write.  Writing into an ``expand()``ed view,
 where several elements share one memory cell, is refused as in torch.
 """
-import weakref
-
 import numpy as np
 
+from .. import _dtypes, backends
+from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import Function, _detached_alias
 from ._helpers import wrap
-from .strides import has_internal_overlap
-
-
-def view_of(ctx, x, array):
-    """A view of ``x`` over the numpy view ``array`` of its memory (what view ops return).
-
-    Called from a view op's forward (``ctx`` is its node).  The base remembers its
-    views, so that an in-place change of the base (or of another view) can re-link
-    their history.  Not remembered: views of a leaf that requires grad (such a leaf
-    only changes under no_grad) and views of a graph tensor taken under no_grad
-    (they stay out of the graph, as in torch).
-    """
-    view = x._view_of(array)
-    base = view._base
-    recording = any(ctx.needs_input_grad)
-    leaf = base._requires_grad and base._grad_fn is None
-    if (recording or not x._requires_grad) and not leaf:
-        views = base.__dict__.setdefault("_views", {})
-        key = id(view)
-
-        def forget(ref, views=views, key=key):
-            if views.get(key) is ref:
-                del views[key]
-        views[key] = weakref.ref(view, forget)
-    return view
+from ._views import is_registered_view, live_views
+from .broadcast import is_expandable_to
+from .indexing import CopySlices, Index
+from .shape import Clone
+from .strides import has_internal_overlap, is_non_overlapping_and_dense
 
 
 def _is_view_for_autograd(x):
@@ -59,21 +39,15 @@ def _is_view_for_autograd(x):
     base = x._base
     if base is None:
         return False
-    if x._requires_grad:
+    if x._requires_grad and x._grad_fn is not None:
         return True
-    ref = base.__dict__.get("_views", {}).get(id(x))
-    return ref is not None and ref() is x
+    return is_registered_view(base, x)
 
 
 def _relink_views(base, skip=None):
     """``base`` has a new history: each of its live views becomes a read of the new base."""
-    views = base.__dict__.get("_views")
-    if not views:
-        return
-    from .indexing import Index
-    for ref in list(views.values()):
-        view = ref()
-        if view is not None and view is not skip:
+    for view in live_views(base):
+        if view is not skip:
             _take_history(view, Index.apply(base, _view_region(base, view)))
 
 
@@ -81,6 +55,13 @@ def check_inplace_allowed(x):
     if not grad_mode._state.enabled:
         return
     if x._requires_grad and x._grad_fn is None:
+        if x._base is not None and x._base._requires_grad:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "Wrap the update in `with torch.no_grad():` (as optimizers do) or work on a copy.")
@@ -122,12 +103,12 @@ def check_no_partial_overlap(dst, src):
 
 
 def _dense(a):
-    from .strides import is_non_overlapping_and_dense
     return is_non_overlapping_and_dense(a.shape, [s // a.itemsize for s in a.strides])
 
 
-def _store(x, result):
-    """Copy ``result`` into ``x``'s memory with torch's shape and dtype checks."""
+def _store(x, result, overlap_ok=False):
+    """Copy ``result`` into ``x``'s memory with torch's shape and dtype checks (a fill may
+    write an expand()ed view, whose elements share memory: ``overlap_ok``)."""
     if tuple(result.shape) != tuple(x.shape):
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
                            f"{list(result.shape)}")
@@ -136,9 +117,10 @@ def _store(x, result):
             rd.name != "bool" and xd.name == "bool"):
         raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
                            f"{_short(xd)}")
-    check_no_overlap(x)
+    if not overlap_ok:
+        check_no_overlap(x)
     try:
-        np.copyto(x._data, result._data, casting="unsafe")
+        backends.current.copy_into(x._data, result._data)
     except ValueError as e:
         if "read-only" in str(e):
             raise RuntimeError(f"cannot write into this tensor of shape {list(x.shape)}: its "
@@ -149,19 +131,20 @@ def _store(x, result):
 
 def _short(d):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "bool": "Bool"}.get(d.name, d.name)
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(d.name, d.name)
 
 
-def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
+def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True, overlap_ok=False):
     """Run an in-place op on ``x``.
 
     ``recorded(src)`` computes the result out of place from ``src`` (with autograd);
     ``fast()``, when given, writes into ``x`` directly when no graph is needed;
     ``others`` are the op's other operands (a graph is needed if any requires grad),
     which may not overlap ``x`` in part (``check_overlap=False`` when the caller
-    checks the part of ``x`` it really writes, as ``x[idx] = v`` does).
+    checks the part of ``x`` it really writes, as ``x[idx] = v`` does).  A fill writes
+    one value everywhere, so it may write an expand()ed view (``overlap_ok``).
     """
-    from .._tensor import Tensor
     check_inplace_allowed(x)
     for o in others:
         if check_overlap and isinstance(o, Tensor):
@@ -170,11 +153,10 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
         x._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others))
     if needs_graph:
         if _is_view_for_autograd(x):
-            return _inplace_on_view(x, recorded)
-        from .shape import Clone
+            return _inplace_on_view(x, recorded, overlap_ok)
         src = Clone.apply(x)  # the old values, since x's memory is about to change
         out = recorded(src)
-        _store(x, out)
+        _store(x, out, overlap_ok)
         _take_history(x, out)
         _relink_views(x)
         return x
@@ -188,7 +170,7 @@ def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
         out = recorded(x)
     finally:
         state.enabled = previous
-    _store(x, out)
+    _store(x, out, overlap_ok)
     return x
 
 
@@ -220,15 +202,13 @@ def _saved_output_is_x(x, out):
                                  else v for t, v in zip(saved, node._saved_versions))
 
 
-def _inplace_on_view(x, recorded):
+def _inplace_on_view(x, recorded, overlap_ok=False):
     """An in-place op on a view: rewrite the base's history (torch's CopySlices)."""
-    from .indexing import CopySlices, Index
-    from .shape import Clone
     base = x._base
     region = _view_region(base, x)
     old_base = Clone.apply(base)
     new_view = recorded(Index.apply(old_base, region))
-    _store(x, new_view)  # the write lands in the base's memory
+    _store(x, new_view, overlap_ok)  # the write lands in the base's memory
     new_base = CopySlices.apply(old_base, region, new_view, False)
     _take_history(base, new_base)
     _take_history(x, Index.apply(base, region))  # the view, re-read from the new base
@@ -242,8 +222,12 @@ def _view_region(base, view):
     Found by memory address: each element of the view is the element of the
     base at the same address.
     """
+    if base.ndim == 0:  # a view of one number: that number, as often as the view's shape says
+        return (None,), (np.zeros(view.shape, np.int64),)
     base_addr = _addresses(base._data).reshape(-1)
     view_addr = _addresses(view._data)
+    if view_addr.size == 0:  # an empty view: a region that selects nothing, of its shape
+        return (), tuple(np.zeros(view.shape, np.int64) for _ in base.shape)
     order = np.argsort(base_addr, kind="stable")
     pos = np.searchsorted(base_addr[order], view_addr).clip(0, max(base_addr.size - 1, 0))
     flat = order[pos]
@@ -271,13 +255,12 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, x, value):
-        v = value._data if hasattr(value, "_data") else value
-        return wrap(np.full(x.shape, v, dtype=x._data.dtype))
+        v = value._data if isinstance(value, Tensor) else value
+        return wrap(backends.current.full(x.shape, v, x._data.dtype, like=x._data))
 
     @staticmethod
     def backward(ctx, grad):
-        from ..factories import zeros
-        gx = zeros(grad.shape, dtype=grad.dtype, device=grad.device) if ctx.needs_input_grad[0] else None
+        gx = _zeros_like(grad) if ctx.needs_input_grad[0] else None
         return gx, (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
@@ -296,13 +279,65 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx, x, src):
-        out = np.empty(x.shape, dtype=x._data.dtype)
-        np.copyto(out, np.broadcast_to(src._data, x.shape), casting="unsafe")
-        return wrap(out)
+        b = backends.current
+        return wrap(b.cast(b.broadcast_to(src._data, x.shape), x._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):
-        from ..factories import zeros
-        gx = zeros(grad.shape, dtype=grad.dtype, device=grad.device) if ctx.needs_input_grad[0] else None
+        gx = _zeros_like(grad) if ctx.needs_input_grad[0] else None
         # the engine sums over broadcast dims and casts back to src's dtype
         return gx, (grad if ctx.needs_input_grad[1] else None)
+
+
+def _zeros_like(grad):
+    return Tensor._wrap(backends.current.full(grad.shape, 0, grad._data.dtype, like=grad._data))
+
+
+# ---------------------------------------------------------------- the writes as methods
+def zero_(x):
+    """Fill with zeros, in place."""
+    return apply_inplace(x, lambda src: Zero.apply(src, 0), fast=lambda: _fill(x, 0),
+                         overlap_ok=True)
+
+
+def fill_(x, value):
+    """Fill with ``value`` (a number or a 0-d tensor), in place.  Every element gets the same
+    value, so torch allows it even on an expand()ed view."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return apply_inplace(x, lambda src: FillTensor.apply(src, value),
+                             fast=lambda: _fill(x, _dtypes.cast_python_scalar(value.item(),
+                                                                              x._dtype)),
+                             others=(value,), overlap_ok=True)
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not "
+                        f"{type(value).__name__}")
+    value = _dtypes.cast_python_scalar(value, x._dtype)
+    return apply_inplace(x, lambda src: Fill.apply(src, value), fast=lambda: _fill(x, value),
+                         overlap_ok=True)
+
+
+def _fill(x, value):
+    try:
+        backends.current.fill(x._data, value)
+    except ValueError as e:
+        if "read-only" in str(e):
+            check_no_overlap(x)
+        raise
+
+
+def copy_(x, src, non_blocking=False):
+    """Copy ``src`` (broadcast to x's shape, cast to x's dtype) into ``x``."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if not is_expandable_to(tuple(src.shape), tuple(x.shape)):
+        raise RuntimeError(f"The size of tensor a ({list(x.shape)}) must match the size of "
+                           f"tensor b ({list(src.shape)}): copy_ broadcasts src to the "
+                           "destination's shape")
+
+    def fast():  # (apply_inplace has checked that src does not partly overlap x)
+        check_no_overlap(x)
+        backends.current.copy_into(x._data, src._data)
+    return apply_inplace(x, lambda s: Copy.apply(s, src), fast=fast, others=(src,))

@@ -64,8 +64,12 @@ class ReluBackward(Function):
 
     @staticmethod
     def backward(ctx, gg):
+        # flat in y: its derivative is zero -- a zero tensor, as torch's, not None (so a
+        # second-order gradient reaching y through here is 0, not missing)
         y, = ctx.saved_tensors
-        return (relu_backward(gg, y) if ctx.needs_input_grad[0] else None), None
+        return (relu_backward(gg, y) if ctx.needs_input_grad[0] else None,
+                Tensor._wrap(backends.current.full(y.shape, 0, gg._data.dtype, like=gg._data))
+                if ctx.needs_input_grad[1] else None)
 
 
 class GeluBackward(Function):

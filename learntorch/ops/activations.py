@@ -7,14 +7,17 @@ The backward of tanh, sigmoid, relu, gelu and silu is one derivative op
 Kernels may return inf/nan without a numpy warning: ``Function.apply`` and the
 backward engine already run every forward and backward with warnings off.
 """
+import math
+
 import numpy as np
 
 from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_array, float_array, wrap
+from ._helpers import float_array, wrap
 from .activation_backward import (gelu_backward, relu_backward, sigmoid_backward, silu_backward,
                                   tanh_backward)
+from .broadcast import _broadcast_tuple
 from .unary import _check_tensor
 
 
@@ -81,16 +84,15 @@ class Gelu(Function):
         _floating_only(x, "GeluKernelImpl")
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        a = x._data
-        if approximate == "tanh":
-            return wrap(_gelu_tanh(a))
-        return wrap(backends.current.gelu(a))
+        if approximate == "tanh":  # 0.5 x (1 + tanh(k (x + c x^3)))
+            return wrap(backends.current.gelu_tanh(x._data))
+        return wrap(backends.current.gelu(x._data))
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         if ctx.approximate == "tanh":
-            # y = x * s with s = sigmoid(2u), u = k (x + c x^3)  (see _gelu_tanh), so
+            # y = x * s with s = sigmoid(2u), u = k (x + c x^3)  (the backend's gelu_tanh), so
             # dy/dx = s + x * s (1 - s) * 2 u'  with  u' = k (1 + 3 c x^2)
             if x._dtype is _dtypes.float16:  # x^2 overflows half at |x| > 256: 0 * inf = nan
                 x = x.float()
@@ -100,19 +102,7 @@ class Gelu(Function):
         return gelu_backward(grad, x), None  # grad * (Phi(x) + x * phi(x))
 
 
-_GELU_K, _GELU_C = float(np.sqrt(2 / np.pi)), 0.044715
-
-
-def _gelu_tanh(a):
-    """0.5 x (1 + tanh(u)), u = k (x + c x^3), written as x * sigmoid(2u).
-
-    The two are equal (1 + tanh(u) = 2 sigmoid(2u)), but for very negative x,
-    1 + tanh(u) subtracts two numbers close to 1 and loses most of its digits
-    in float32; sigmoid(2u) computes the same small number directly.
-    """
-    u2 = (2 * _GELU_K) * (a + _GELU_C * a ** 3)
-    return as_array(a * backends.current.sigmoid(u2.astype(a.dtype, copy=False)),
-                      dtype=a.dtype)
+_GELU_K, _GELU_C = math.sqrt(2 / math.pi), 0.044715  # gelu_tanh's u = k (x + c x^3)
 
 
 class Silu(Function):
@@ -138,13 +128,8 @@ class Softplus(Function):
         _floating_only(x, "softplus_cpu")
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
-        a = x._data
-        with np.errstate(all="ignore"):
-            bx = a * beta
-            # log(1 + e^bx) / beta, computed as logaddexp so that large bx cannot overflow;
-            # above the threshold torch returns x itself
-            out = np.where(bx > threshold, a, np.logaddexp(0, bx) / beta)
-        return wrap(as_array(out, dtype=a.dtype))
+        # log(1 + e^(beta x)) / beta, and x itself above the threshold (as torch)
+        return wrap(backends.current.softplus(x._data, beta, threshold))
 
     @staticmethod
     def backward(ctx, grad):
@@ -174,15 +159,9 @@ class Clamp(Function):
                                       "mask first, e.g. x.long().clamp(...)")
         shapes = [t._data.shape for t in (x, *present) if isinstance(t, Tensor)]
         if len(set(shapes)) > 1:
-            from .broadcast import _broadcast_tuple as broadcast_shapes
-            broadcast_shapes(*shapes)  # torch's RuntimeError, naming the shapes
-        out = x._data.astype(dtype.np)  # a copy, in the result dtype
-        with np.errstate(all="ignore"):
-            if min is not None:
-                out = np.maximum(out, _bound(min, dtype))
-            if max is not None:
-                out = np.minimum(out, _bound(max, dtype))
-        return wrap(as_array(out, dtype=dtype.np))
+            _broadcast_tuple(*shapes)  # torch's RuntimeError, naming the shapes
+        a = x._data if x._data.dtype == dtype.np else x._data.astype(dtype.np)
+        return wrap(backends.current.clamp(a, _bound(min, dtype), _bound(max, dtype)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -211,7 +190,7 @@ class ClampTensor(Clamp):
 
 
 def _bound(b, dtype):
-    return b._data.astype(dtype.np, copy=False) if isinstance(b, Tensor) else b
+    return b._data.astype(dtype.np, copy=False) if isinstance(b, Tensor) else b  # (or None)
 
 
 def tanh(input):

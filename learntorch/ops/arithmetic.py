@@ -27,7 +27,14 @@ def _operand(x):
 
 def _operands(a, b, op, dtype=None):
     """The arrays (or Python numbers) to compute ``a op b`` on, in the result ``dtype``
-    (torch's type promotion unless given), after checking devices and shapes."""
+    (torch's type promotion unless given), after checking devices and shapes.
+
+    One exception to "in the result dtype": torch multiplies and divides a float16
+    tensor by a scalar (a Python number or a 0-d tensor) in float32 ("opmath") and
+    rounds once, so ``float16(297) * 0.37`` is 109.875, where rounding 0.37 to float16
+    first gives 109.9375.  Those operands come back in float32; the op's result is
+    cast to ``dtype`` (``_result``).  (+ and - round the scalar to float16 first in
+    torch too, which is what computing in float16 does.)"""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
@@ -35,7 +42,26 @@ def _operands(a, b, op, dtype=None):
             _check_broadcast(a._data.shape, b._data.shape, op)
         dtype = dtype or (a._dtype if a._dtype is b._dtype else None)  # nothing to promote
     dtype = dtype or _dtypes.result_type(a, b)
+    if dtype.itemsize < 4 and op in _OPMATH_OPS:  # float16 and a number: torch's opmath
+        return _opmath(a, b, dtype)
     return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
+
+
+def _opmath(a, b, dtype):
+    """The operands of a float16 mul/div/floor_divide (see _operands): in float32 when one
+    of them is a scalar, else in ``dtype``."""
+    if dtype.is_floating_point and (_is_scalar(a) or _is_scalar(b)):
+        return _in_dtype(a, _dtypes.float32), _in_dtype(b, _dtypes.float32), dtype
+    return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
+
+
+# the ops whose scalar operand torch keeps in float32 for float16 tensors (see _operands)
+_OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
+
+
+def _is_scalar(x):
+    """A Python number, or a 0-d tensor: what torch's kernels read as one "CPU scalar"."""
+    return not isinstance(x, Tensor) or x._data.ndim == 0
 
 
 def _in_dtype(x, dtype):
@@ -77,9 +103,13 @@ def _raise_not_broadcastable(sa, sb, op):
         "insert size-1 dimensions where one should be repeated.") from None
 
 
-def _check_integer_divisor(y, dtype, op):
-    """Integers have no inf: torch raises for an integer division by zero."""
-    if not dtype.is_floating_point and np.any(as_array(y) == 0):
+def _check_integer_divisor(y, dtype, op, x=None):
+    """Integers have no inf: torch raises for an integer division by zero (of at least one
+    element: dividing an empty tensor by 0 divides nothing)."""
+    if getattr(x, "size", 1) == 0:
+        return
+    if not dtype.is_floating_point and (
+            y == 0 if not hasattr(y, "shape") else bool(backends.current.eq(y, 0).any())):
         raise RuntimeError(f"ZeroDivisionError: {op} of {dtype} values by zero; integers have "
                            "no inf or nan. Divide floating tensors instead (e.g. a.float()).")
 
@@ -106,13 +136,21 @@ def _load(ctx):
 
 
 def _scaled(y, alpha, dtype):
-    """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype."""
+    """``alpha * y`` for add/sub, with torch's checks that alpha fits the result dtype.
+
+    For bool results torch converts alpha to bool first: any nonzero alpha keeps ``y``
+    (so ``add(True, True, alpha=-1)`` is True, a logical or)."""
     if isinstance(alpha, bool) and dtype is not _dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating "
                            f"point number (the result dtype is {dtype}); pass an int alpha or "
                            "convert the tensors with .float().")
+    if dtype is _dtypes.bool_:
+        return backends.current.mul(y, bool(alpha)) if hasattr(y, "shape") else (
+            bool(y) and bool(alpha))
+    if isinstance(alpha, int) and not isinstance(alpha, bool):
+        alpha = _in_dtype(alpha, dtype)  # wrapped into a small integer dtype, as torch does
     return y * alpha
 
 
@@ -212,20 +250,6 @@ class Div(Function):
         return ga, gb
 
 
-def _integer_power(x, y):
-    """Integer ``x ** y`` with torch's answer for negative exponents: the integer part of 1/x**|y|.
-
-    That is 1 for x == 1, +-1 for x == -1 (by the parity of y) and 0 otherwise.
-    """
-    negative = as_array(y) < 0
-    if not negative.any():
-        return np.power(x, y)
-    out = np.power(x, np.where(negative, 0, y))
-    sign = np.where(as_array(y) % 2 == 0, 1, -1)
-    reciprocal = np.where(x == 1, 1, np.where(x == -1, sign, 0))
-    return np.where(negative, reciprocal, out)
-
-
 class Pow(Function):
     """a ** b.  torch names the node after the operand kinds: PowBackward0 for
     tensor ** number, PowBackward1 for tensor ** tensor, PowBackward2 for number ** tensor."""
@@ -240,6 +264,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if type(b) is int and isinstance(a, Tensor) and not a._dtype.is_floating_point:
+            _dtypes.check_scalar_fits(b, a._dtype)  # torch converts the exponent, checked
         x, y, dtype = _operands(a, b, "pow")
         if not dtype.is_floating_point:
             if isinstance(b, (int, float)) and b < 0:  # only a *number* exponent is refused
@@ -247,9 +273,7 @@ class Pow(Function):
                                    "float base, e.g. x.float() ** -1")
             if isinstance(b, Tensor):
                 _check_not_bool(dtype, "pow")
-        with np.errstate(all="ignore"):
-            out = np.power(x, y) if dtype.is_floating_point else _integer_power(x, y)
-        out = wrap(as_array(out, dtype=dtype.np))
+        out = wrap(as_array(backends.current.pow(x, y), dtype=dtype.np))
         _save(ctx, a, b)
         return out
 
@@ -271,10 +295,15 @@ class Pow(Function):
         if ctx.needs_input_grad[1]:
             # d(a^b)/db = a^b * log(a); torch defines it as 0 where a == 0 and b >= 0
             from .unary import log
-            base = a if isinstance(a, Tensor) else Tensor._wrap(as_array(a, dtype=b._data.dtype))
+            base = a if isinstance(a, Tensor) else _number_tensor(a, b)
             gb = grad * (base ** b) * log(base)
             gb = gb.masked_fill((base == 0) & (b >= 0), 0.0)
         return ga, gb
+
+
+def _number_tensor(number, like):
+    """A Python number as a 0-d tensor of ``like``'s dtype, on its device."""
+    return Tensor._wrap(backends.current.full((), number, like._data.dtype, like=like._data))
 
 
 class PowTensors(Pow):
@@ -285,20 +314,6 @@ class PowNumberBase(Pow):
     node_name = "PowBackward2"
 
 
-def _floor_divide(x, y):
-    """The quotient rounded towards -inf, as Python's ``//`` (and torch's)."""
-    return np.floor_divide(x, y)
-
-
-def _trunc_divide(x, y, dtype):
-    """The quotient rounded towards zero (C's integer division)."""
-    if dtype.is_floating_point:
-        return np.trunc(np.true_divide(x, y))
-    q = np.floor_divide(x, y)
-    # floor went one below the truncated quotient where the signs differ and it was inexact
-    return q + ((np.remainder(x, y) != 0) & ((as_array(x) < 0) != (as_array(y) < 0)))
-
-
 class FloorDivide(Function):
     node_name = "FloorDivideBackward0"
 
@@ -306,9 +321,8 @@ class FloorDivide(Function):
     def forward(ctx, a, b):
         x, y, dtype = _operands(a, b, "floor_divide")
         _check_not_bool(dtype, "div_floor")
-        _check_integer_divisor(y, dtype, "floor_divide")
-        with np.errstate(all="ignore"):
-            return wrap(as_array(_floor_divide(x, y), dtype=dtype.np))
+        _check_integer_divisor(y, dtype, "floor_divide", x)
+        return wrap(as_array(backends.current.floor_divide(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -325,11 +339,11 @@ class RoundedDiv(Function):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode):
-        x, y, dtype = _operands(a, b, "div")
+        x, y, dtype = _operands(a, b, "floor_divide")  # (float16 divides in float32: opmath)
         _check_not_bool(dtype, f"div_{rounding_mode}")
-        _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')")
-        with np.errstate(all="ignore"):
-            q = _floor_divide(x, y) if rounding_mode == "floor" else _trunc_divide(x, y, dtype)
+        _check_integer_divisor(y, dtype, f"div(rounding_mode='{rounding_mode}')", x)
+        b_ = backends.current
+        q = b_.floor_divide(x, y) if rounding_mode == "floor" else b_.trunc_divide(x, y)
         return wrap(as_array(q, dtype=dtype.np))
 
     @staticmethod
@@ -354,9 +368,8 @@ class Remainder(Function):
         _save(ctx, a, b)
         x, y, dtype = _operands(a, b, "remainder")
         _check_not_bool(dtype, "remainder")
-        _check_integer_divisor(y, dtype, "remainder")
-        with np.errstate(all="ignore"):
-            return wrap(as_array(np.remainder(x, y), dtype=dtype.np))
+        _check_integer_divisor(y, dtype, "remainder", x)
+        return wrap(as_array(backends.current.remainder(x, y), dtype=dtype.np))
 
     @staticmethod
     def backward(ctx, grad):

@@ -7,7 +7,7 @@
     einsum("ij,jk", A, B)         no '->': the output is the letters used once, sorted
 
 How it runs: the equation is first rewritten without '...' (each dim an ellipsis
-covers gets a letter of its own), then numpy's einsum computes it.  Letters of size
+covers gets a letter of its own), then the backend's einsum computes it.  Letters of size
 1 broadcast against larger ones, as dims do in ``+``.
 
 The gradient of each operand is itself an einsum: for out = einsum("ij,jk->ik", A, B),
@@ -23,9 +23,10 @@ import string
 
 import numpy as np
 
+from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_array, check_same_device, wrap
+from ._helpers import check_same_device, wrap
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's order: 'A' < 'Z' < 'a'
 
@@ -38,7 +39,7 @@ class Einsum(Function):
     def forward(ctx, spec, *operands):
         ctx.spec = spec
         ctx.save_for_backward(*operands)
-        return wrap(as_array(np.einsum(spec, *[o._data for o in operands], optimize=True)))
+        return wrap(backends.current.einsum(spec, *[o._data for o in operands]))
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,4 +1,5 @@
-"""Indexing: ``x[...]``, ``x[...] = v``, gather, scatter, index_select, index_add, masked_fill.
+"""Indexing: ``x[...]``, gather, scatter, index_select, index_add, masked_fill (and the
+regions ``x[...] = v`` writes to: ``assignment.py``).
 
 Basic indexing (ints, slices, None, ``...``) returns a *view*; indexing with
 integer tensors/lists or boolean masks ("advanced" indexing) returns a copy.
@@ -8,13 +9,13 @@ same element may have been read several times (``x[[0, 0]]``).
 """
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._helpers import wrap
-from ._inplace import view_of
-from .strides import (clone_strides, copy_array, has_internal_overlap, select_array, slice_array,
-                      unsqueeze_array)
+from ._views import view_of
+from .broadcast import _broadcast_tuple, is_expandable_to
+from .strides import clone_strides, select_array, slice_array, unsqueeze_array
 
 _INDEX_DTYPES = (_dtypes.int64, _dtypes.int32)
 
@@ -70,7 +71,7 @@ def _convert_index(x, index):
             if item.dtype == np.bool_:
                 _check_mask(x, item, dim)
                 span = item.ndim
-            elif np.issubdtype(item.dtype, np.integer):
+            elif item.dtype in (np.int64, np.int32):
                 _check_bounds(x, item, dim)
                 if item.ndim == 0:  # a 0-d integer tensor acts as a plain int (a view)
                     _check_int(x, int(item), dim)
@@ -120,25 +121,17 @@ def _convert_index(x, index):
 
 
 def read_region(a, region):
-    """``a`` indexed by ``region``: a numpy view for basic indexing, a copy for advanced."""
+    """``a`` indexed by ``region``: a numpy view for basic indexing, a new array (through the
+    backend) for advanced."""
     basic, advanced = region
     v = basic_view(a, basic)
-    return v if advanced is None else v[advanced]
+    return v if advanced is None else backends.current.advanced_index(v, advanced)
 
 
 def write_region(a, region, value, accumulate=False):
-    """Write (or add) ``value`` into ``a`` at ``region``, in place."""
+    """Write (or add) ``value`` into ``a`` at ``region``, in place (the backend's write)."""
     basic, advanced = region
-    v = basic_view(a, basic)
-    if advanced is None:
-        if accumulate:
-            v += value
-        else:
-            v[...] = value
-    elif accumulate:
-        np.add.at(v, advanced, value)  # add.at: repeated indices accumulate
-    else:
-        v[advanced] = value
+    backends.current.index_put(basic_view(a, basic), advanced, value, accumulate)
 
 
 def _dims_used(items):
@@ -256,7 +249,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, x, region):
         ctx.shape, ctx.region = x.shape, region
-        return wrap(np.ascontiguousarray(read_region(x._data, region), like=x._data))
+        return wrap(read_region(x._data, region))
 
     @staticmethod
     def backward(ctx, grad):
@@ -271,7 +264,7 @@ class IndexPutAdd(Function):
     @staticmethod
     def forward(ctx, grad, shape, region):
         ctx.region = region
-        out = np.zeros(shape, dtype=grad._data.dtype, like=grad._data)  # on grad's device
+        out = backends.current.full(shape, 0, grad._data.dtype, like=grad._data)  # grad's device
         write_region(out, region, grad._data, accumulate=True)
         return wrap(out)
 
@@ -313,7 +306,7 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx, x, region, value, accumulate):
         ctx.region, ctx.accumulate = region, accumulate
-        out = copy_array(x._data, clone_strides(x.shape, x.stride()))  # as x.clone()
+        out = backends.current.copy(x._data, clone_strides(x.shape, x.stride()))  # as x.clone()
         write_region(out, region, value._data if isinstance(value, Tensor) else value,
                      accumulate)
         return wrap(out)
@@ -354,11 +347,18 @@ def _short(d):
             "bool": "Bool"}[d.name]
 
 
+def region_shape(x, region):
+    """The shape of ``x[region]``, read off a probe: a one-byte array broadcast to x's shape
+    (no memory of x's size), on x's device since the region may hold device index arrays."""
+    probe = np.broadcast_to(np.zeros((), dtype=np.bool_, like=x._data), x.shape)
+    basic, advanced = region
+    v = basic_view(probe, basic)
+    return v.shape if advanced is None else v[advanced].shape
+
+
 def _fit_value(x, region, value):
     """``value`` checked to broadcast to ``x[region]``; leading size-1 dims dropped, as torch."""
-    from .broadcast import is_expandable_to
-    # (a probe on x's device: the region may hold device index arrays)
-    target = read_region(np.empty(x.shape, dtype=np.bool_, like=x._data), region).shape
+    target = region_shape(x, region)
     while value.ndim > len(target) and value.shape[0] == 1:
         value = value.squeeze(0)
     if not is_expandable_to(tuple(value.shape), tuple(target)):
@@ -367,77 +367,7 @@ def _fit_value(x, region, value):
     return value
 
 
-def setitem(x, index, value):
-    """``x[index] = value``: in place, and recorded as a write when autograd is involved."""
-    from ._inplace import apply_inplace
-    if isinstance(value, Tensor) and value._device != x._device:
-        from ._helpers import check_same_device
-        check_same_device(x, value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        value = Tensor._wrap(np.asarray(value, dtype=x._dtype.np))
-    elif not isinstance(value, Tensor):
-        if not isinstance(value, (bool, int, float, np.number, np.bool_)):
-            raise TypeError(f"can't assign a {type(value).__name__} to a {x._type_name()}")
-        value = _cast_scalar(value, x)
-    region, advanced = _convert_index(x, index)
-    if isinstance(value, Tensor):
-        value = _fit_value(x, region, value)
-        if value._dtype is not x._dtype:
-            value = value.to(x._dtype)  # torch casts the value to the tensor's dtype
-    whole = _selects_everything(x, region[0])
-    if whole and not advanced:  # x[...] = v, x[:] = v: every element, as fill_/copy_ in torch
-        return x.copy_(value) if isinstance(value, Tensor) and value.ndim else x.fill_(value)
-    if not advanced:
-        target = basic_view(x._data, region[0])
-        if has_internal_overlap(target):
-            _overlap_error()
-        if isinstance(value, Tensor):  # x[1:] = x[:-1] would read what it already overwrote
-            from ._inplace import check_no_partial_overlap
-            check_no_partial_overlap(Tensor._wrap(target), value)
-    # torch records a write through a view as CopySlices, and index_put_ on x itself as
-    # IndexPutBackward0 (when the basic part of the index selects all of x)
-    record = IndexPut if whole else CopySlices
-    apply_inplace(x, lambda src: record.apply(src, region, value, False),
-                  fast=lambda: _write(x, region, value), others=(value,), check_overlap=False)
-
-
-def _selects_everything(x, basic):
-    """True when the basic items are only ``...`` and slices covering whole dims (no view)."""
-    dim = 0
-    for k, item in enumerate(basic):
-        if item is Ellipsis:
-            dim = x.ndim - _dims_used(basic[k + 1:])
-        elif isinstance(item, slice) and item.indices(x.shape[dim]) == (0, x.shape[dim], 1):
-            dim += 1
-        else:
-            return False
-    return True
-
-
-def _write(x, region, value):
-    try:
-        write_region(x._data, region, value._data if isinstance(value, Tensor) else value)
-    except ValueError as e:
-        if "read-only" in str(e):
-            _overlap_error()
-        raise
-
-
-def _overlap_error():
-    raise RuntimeError(
-        "unsupported operation: more than one element of the written-to tensor refers to a "
-        "single memory location (it is an expand()ed view). Please clone() the tensor before "
-        "performing the operation.")
-
-
 # ---------------------------------------------------------------- gather / scatter
-def _full_index(index, dim):
-    """Index arrays addressing, for every position of ``index``, the element it names along dim."""
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
 def _check_index_tensor(input, dim, index, name, src=None):
     """torch's checks shared by gather, scatter and scatter_add (all RuntimeErrors)."""
     if not isinstance(index, Tensor):
@@ -478,6 +408,11 @@ def _check_same_dtype(input, src, name):
                            ".to(self.dtype)")
 
 
+def _zeros(shape, like):
+    """zeros of ``shape`` in ``like``'s dtype and on its device (a backward's canvas)."""
+    return Tensor._wrap(backends.current.full(shape, 0, like._data.dtype, like=like._data))
+
+
 class Gather(Function):
     node_name = "GatherBackward0"
 
@@ -485,36 +420,19 @@ class Gather(Function):
     def forward(ctx, x, dim, index):
         ctx.save_for_backward(index)
         ctx.shape, ctx.dim = x.shape, dim
-        a = np.atleast_1d(x._data)
-        out = a[_full_index(np.atleast_1d(index._data), dim)]
-        return wrap(out.reshape(index.shape))
+        return wrap(backends.current.gather(x._data, dim, index._data))
 
     @staticmethod
     def backward(ctx, grad):
+        # each picked element sends its gradient back where it came from (repeats add up)
         index, = ctx.saved_tensors
-        from ..factories import zeros
-        return zeros(ctx.shape, dtype=grad.dtype, device=grad.device).scatter_add(ctx.dim, index, grad), None, None
+        return _zeros(ctx.shape, grad).scatter_add(ctx.dim, index, grad), None, None
 
 
 def gather(input, dim, index, *, sparse_grad=False):
     d = input._wrap_dim(dim)
     _check_index_tensor(input, d, index, "gather")
     return Gather.apply(input, d, index)
-
-
-def _scatter_array(x, dim, index, src, add):
-    """A copy of ``x`` with ``src`` (an array or a number) written/added at ``index`` along dim."""
-    out = np.array(np.atleast_1d(x._data), copy=True, like=x._data)  # on x's device
-    idx = np.atleast_1d(index._data)
-    where = _full_index(idx, dim)
-    if isinstance(src, Tensor):
-        region = tuple(slice(0, s) for s in idx.shape)
-        src = np.atleast_1d(src._data)[region]
-    if add:
-        np.add.at(out, where, src)
-    else:
-        out[where] = src
-    return out.reshape(x.shape)
 
 
 def _src_grad(grad, index, dim, src_shape):
@@ -533,7 +451,7 @@ class ScatterAdd(Function):
     def forward(ctx, x, dim, index, src):
         ctx.save_for_backward(index)
         ctx.dim, ctx.src_shape = dim, src.shape
-        return wrap(_scatter_array(x, dim, index, src, add=True))
+        return wrap(backends.current.scatter_add(x._data, dim, index._data, src._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -552,7 +470,8 @@ class Scatter(Function):
         ctx.save_for_backward(index)
         ctx.dim = dim
         ctx.src_shape = src.shape if isinstance(src, Tensor) else None
-        return wrap(_scatter_array(x, dim, index, src, add=False))
+        value = src._data if isinstance(src, Tensor) else src
+        return wrap(backends.current.scatter(x._data, dim, index._data, value))
 
     @staticmethod
     def backward(ctx, grad):
@@ -569,6 +488,84 @@ class ScatterValue(Scatter):
     node_name = "ScatterBackward1"
 
 
+class ScatterWithReduce(Function):
+    """The legacy ``scatter(..., reduce='add' | 'multiply')``: torch has no derivative for it
+    (scatter_reduce has one)."""
+
+    node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce):
+        value = src._data if isinstance(src, Tensor) else src
+        name = {"add": "sum", "multiply": "prod"}[reduce]
+        return wrap(backends.current.scatter_reduce(x._data, dim, index._data, value, name, True))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::scatter is not implemented (scatter with "
+                           "reduce=...); use scatter_reduce(dim, index, src, reduce), which "
+                           "has one, or scatter_add")
+
+
+class ScatterReduce(Function):
+    """scatter_reduce: each position named by ``index`` becomes the reduction ("sum", "prod",
+    "mean", "amax", "amin") of the src values sent to it (and of its own value when
+    ``include_self``).  The gradients are torch's:
+
+    * sum: every contribution gets the position's gradient;
+    * mean: each of the N contributions gets 1/N of it;
+    * prod: each gets the product of the others (zeros handled without dividing by 0);
+    * amax/amin: shared evenly among the contributions equal to the result.
+    """
+
+    node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce, include_self):
+        out = wrap(backends.current.scatter_reduce(x._data, dim, index._data, src._data, reduce,
+                                                   include_self))
+        ctx.save_for_backward(x, index, src, out)
+        ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, index, src, result = ctx.saved_tensors
+        dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
+        if reduce == "sum":
+            g_self, g_src = grad, grad.gather(dim, index)
+        elif reduce == "mean":
+            count = _zeros(x.shape, grad) + (1.0 if include_self else 0.0)
+            count = count.scatter_add(dim, index, _zeros(src.shape, grad) + 1.0)
+            count = count.masked_fill(count == 0, 1.0)
+            g_self, g_src = grad / count, (grad / count).gather(dim, index)
+        elif reduce == "prod":
+            masked_self = x.masked_fill(x == 0, 1)
+            masked_result = masked_self.scatter_reduce(dim, index, src, "prod",
+                                                       include_self=include_self)
+            g_self = grad * masked_result / masked_self
+            src_zero = src == 0
+            zeros_sent = _zeros(x.shape, grad).scatter_add(dim, index, src_zero.to(grad.dtype))
+            single_zero = src_zero & (zeros_sent.gather(dim, index) == 1)
+            masked_src_result = x.scatter_reduce(dim, index, src.masked_fill(single_zero, 1),
+                                                 "prod", include_self=include_self)
+            from .comparison import where
+            g_src = where(single_zero, (grad * masked_src_result).gather(dim, index),
+                          (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+        else:  # amax / amin: shared among the contributions equal to the result
+            value = result.gather(dim, index)
+            self_is_result = (x == result).to(grad.dtype)
+            src_is_result = (src == value).to(grad.dtype)
+            n = self_is_result.scatter_add(dim, index, src_is_result)
+            shared = grad / n
+            g_self = self_is_result * shared
+            g_src = src_is_result * shared.gather(dim, index)
+        if not include_self:
+            g_self = g_self.scatter(dim, index, 0.0)  # those positions forgot their value
+        return (g_self if ctx.needs_input_grad[0] else None, None, None,
+                g_src if ctx.needs_input_grad[3] else None, None, None)
+
+
 def scatter_add(input, dim, index, src):
     d = input._wrap_dim(dim)
     if not isinstance(src, Tensor):
@@ -579,27 +576,51 @@ def scatter_add(input, dim, index, src):
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """``input`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``;
+    with ``reduce='add'`` or ``'multiply'`` combined with what is there instead."""
     if src is None and value is None:
         raise TypeError("scatter() needs either a src tensor or a value")
     src = src if src is not None else value
-    if reduce is not None:
-        if reduce == "add" and isinstance(src, Tensor):
-            return scatter_add(input, dim, index, src)
-        raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by learntorch; "
-                                  "use scatter_add (or scatter_reduce in torch)")
     d = input._wrap_dim(dim)
     _check_same_dtype(input, src, "scatter")
     _check_index_tensor(input, d, index, "scatter", src)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply, got "
+                               f"{reduce!r} (scatter_reduce takes 'sum', 'prod', 'mean', "
+                               "'amax', 'amin')")
+        if not isinstance(src, Tensor):
+            src = _cast_scalar(src, input)
+        return ScatterWithReduce.apply(input, d, index, src, reduce)
     if isinstance(src, Tensor):
         return Scatter.apply(input, d, index, src)
     return ScatterValue.apply(input, d, index, _cast_scalar(src, input))
 
 
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """``input`` where each position ``index`` names along ``dim`` becomes the ``reduce`` of
+    the ``src`` values sent there (and of its own value when ``include_self``)."""
+    d = input._wrap_dim(dim)
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if reduce not in _SCATTER_REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    _check_same_dtype(input, src, "scatter_reduce")
+    _check_index_tensor(input, d, index, "scatter_reduce", src)
+    return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))
+
+
 def _cast_scalar(value, input):
-    """A Python number in the tensor's dtype (torch truncates floats written to ints)."""
+    """A Python number in the tensor's dtype (torch truncates floats written to ints, and
+    wraps out-of-range ints into the small integer types)."""
     if isinstance(value, Tensor):
         value = value.item()
-    return input._dtype.np.type(value).item() if input._dtype.name != "bool" else bool(value)
+    return _dtypes.cast_python_scalar(value, input._dtype)
 
 
 class IndexSelect(Function):
@@ -609,15 +630,12 @@ class IndexSelect(Function):
     def forward(ctx, x, dim, index):
         ctx.save_for_backward(index)
         ctx.shape, ctx.dim = x.shape, dim
-        if x.ndim == 0:
-            return wrap(x._data.copy())
-        return wrap(np.take(x._data, index._data, axis=dim))
+        return wrap(backends.current.index_select(x._data, dim, index._data))
 
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        from ..factories import zeros
-        return zeros(ctx.shape, dtype=grad.dtype, device=grad.device).index_add(ctx.dim, index, grad), None, None
+        return _zeros(ctx.shape, grad).index_add(ctx.dim, index, grad), None, None
 
 
 def _check_index_vector(input, dim, index, name):
@@ -648,11 +666,7 @@ class IndexAdd(Function):
     def forward(ctx, x, dim, index, source, alpha):
         ctx.save_for_backward(index)
         ctx.dim, ctx.alpha = dim, alpha
-        out = np.array(np.atleast_1d(x._data), copy=True)
-        moved = np.moveaxis(out, dim, 0)  # a view: writes land in ``out``
-        s = np.moveaxis(np.atleast_1d(source._data), dim, 0)
-        np.add.at(moved, index._data, s * alpha if alpha != 1 else s)
-        return wrap(out.reshape(x.shape))
+        return wrap(backends.current.index_add(x._data, dim, index._data, source._data, alpha))
 
     @staticmethod
     def backward(ctx, grad):
@@ -691,6 +705,9 @@ def index_add(input, dim, index, source, *, alpha=1):
     size = xshape[d]
     if index._data.size and (index._data.min() < 0 or index._data.max() >= size):
         bad = index._data.max() if index._data.max() >= size else index._data.min()
+        if input.ndim <= 1:  # torch's vector path reports it as an IndexError
+            raise IndexError(f"index out of range in self: index_add() got index {bad} for a "
+                             f"tensor of size {size}")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return IndexAdd.apply(input, d, index.reshape(-1), source, alpha)
 
@@ -702,8 +719,7 @@ class MaskedFill(Function):
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
         v = value._data if isinstance(value, Tensor) else value
-        out = np.where(mask._data, np.asarray(v, like=x._data).astype(x._data.dtype), x._data)
-        return wrap(np.ascontiguousarray(out, like=out))
+        return wrap(backends.current.masked_fill(x._data, mask._data, v))
 
     @staticmethod
     def backward(ctx, grad):
@@ -723,8 +739,7 @@ def masked_fill(input, mask, value):
         got = mask._dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{got}; build it with a comparison, e.g. x > 0")
-    from .broadcast import _broadcast_tuple as broadcast_shapes
-    broadcast_shapes(input.shape, mask.shape)  # torch's "size of tensor a ... must match"
+    _broadcast_tuple(input.shape, mask.shape)  # torch's "size of tensor a ... must match"
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
@@ -737,19 +752,19 @@ def masked_select(input, mask):
     if not isinstance(mask, Tensor) or mask._dtype is not _dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask (build it with a "
                            "comparison, e.g. x > 0)")
-    from .broadcast import _broadcast_tuple as broadcast_shapes
-    shape = broadcast_shapes(input.shape, mask.shape)
+    shape = _broadcast_tuple(input.shape, mask.shape)
     return getitem(input.expand(shape), mask.expand(shape))
 
 
 def nonzero(input, *, as_tuple=False):
-    a = input._data
+    """The coordinates of the nonzero elements: an (n, ndim) int64 tensor, or with
+    ``as_tuple`` one 1-D tensor per dim (``x[x.nonzero(as_tuple=True)]`` reads them)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"nonzero(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if as_tuple:
-        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
-    if a.ndim == 0:  # one element: one empty coordinate row if it is nonzero
-        return wrap(np.zeros((int(bool(a)), 0), np.int64, like=a))
-    coordinates = np.stack(np.nonzero(a), axis=1).astype(np.int64)
-    return wrap(np.ascontiguousarray(coordinates, like=coordinates))  # (like=: on a's device)
+        return tuple(wrap(i) for i in backends.current.nonzero_tuple(input._data))
+    return wrap(backends.current.nonzero(input._data))
 
 
 def take_along_dim(input, indices, dim=None):
@@ -764,10 +779,9 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
-    from .broadcast import _broadcast_tuple as broadcast_shapes
     in_shape, idx_shape = list(input.shape), list(indices.shape)
     in_shape[d] = idx_shape[d] = 1
-    common = list(broadcast_shapes(in_shape, idx_shape))
+    common = list(_broadcast_tuple(in_shape, idx_shape))
     in_target, idx_target = common.copy(), common.copy()
     in_target[d], idx_target[d] = input.shape[d], indices.shape[d]
     return gather(input.expand(in_target), d, indices.expand(idx_target))

@@ -6,9 +6,9 @@ slicing.
 """
 import numpy as np
 
+from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from .. import _dtypes
 from ._helpers import check_same_device, wrap
 
 
@@ -24,8 +24,8 @@ class Cat(Function):
         arrays = [t._data.astype(dtype.np, copy=False)
                   for t, size in zip(tensors, ctx.sizes) if size is not None]
         if not arrays:
-            return wrap(np.zeros(0, dtype=dtype.np))
-        return wrap(np.concatenate(arrays, axis=dim))
+            return wrap(backends.current.full((0,), 0, dtype.np, like=tensors[0]._data))
+        return wrap(backends.current.concatenate(arrays, dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -63,6 +63,11 @@ def _check_tensor_list(tensors, name, empty_error=RuntimeError):
 
 def cat(tensors, dim=0):
     tensors = _check_tensor_list(tensors, "cat", empty_error=ValueError)
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated; make it 1-D first (t.reshape(1) or "
+                               "t.unsqueeze(0)), or use torch.stack for numbers")
     joined = [t for t in tensors if not _skipped(t, tensors)]
     ref = joined[0]
     d = ref._wrap_dim(dim)
@@ -107,7 +112,8 @@ class Stack(Function):
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
         dtype = _dtypes.result_type(*tensors)  # mixed dtypes promote, as in cat
-        return wrap(np.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=dim))
+        return wrap(backends.current.stack([t._data.astype(dtype.np, copy=False)
+                                            for t in tensors], dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -116,6 +122,8 @@ class Stack(Function):
 
 def split(tensor, split_size_or_sections, dim=0):
     d = tensor._wrap_dim(dim)
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor)")
     size = tensor.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)

@@ -15,15 +15,21 @@ import numpy as np
 from .. import backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import as_array, check_same_device, wrap
+from ._helpers import as_array, check_same_device, require_tensors, wrap
+from .reductions import norm_derivative
 
 
 class Matmul(Function):
-    """A @ B for any ranks >= 1; torch names the node after the case (the subclasses)."""
+    """A @ B for any ranks >= 1; torch names the node after the case (the subclasses).
+
+    Each operand is saved only if the *other* one needs a gradient (dA needs B, dB needs
+    A): torch lets you change in place an operand no gradient formula reads."""
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs_a, needs_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+        ctx.a_vec, ctx.b_vec = a.ndim == 1, b.ndim == 1
         out = backends.current.matmul(a._data, b._data)
         return wrap(out if out.__class__ is np.ndarray else as_array(out))
 
@@ -31,16 +37,16 @@ class Matmul(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         # make vectors matrices (a row on the left, a column on the right), grad to match
-        a_vec, b_vec = a.ndim == 1, b.ndim == 1
-        a2 = a.unsqueeze(0) if a_vec else a
-        b2 = b.unsqueeze(-1) if b_vec else b
+        a_vec, b_vec = ctx.a_vec, ctx.b_vec
         g = grad.unsqueeze(-1) if b_vec else grad
         g = g.unsqueeze(-2) if a_vec else g
         ga = gb = None
         if ctx.needs_input_grad[0]:
+            b2 = b.unsqueeze(-1) if b_vec else b
             ga = g @ b2.mT  # dA = dC @ B^T
             ga = ga.squeeze(-2) if a_vec else ga
         if ctx.needs_input_grad[1]:
+            a2 = a.unsqueeze(0) if a_vec else a
             gb = a2.mT @ g  # dB = A^T @ dC
             gb = gb.squeeze(-1) if b_vec else gb
         return ga, gb
@@ -64,29 +70,18 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return wrap(as_array(np.dot(a._data, b._data)))
+        needs_a, needs_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+        return wrap(backends.current.dot(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
 
 
 # ---------------------------------------------------------------- checks (torch's messages)
-def require_tensors(name, *args):
-    """Torch's TypeError for a number or list where a tensor is needed.
-
-    ``args`` are (argument name, value) pairs.  Shared by the reduction and
-    softmax files too (a candidate for ``_helpers``).
-    """
-    for position, (arg_name, value) in enumerate(args, 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{name}(): argument '{arg_name}' (position {position}) must be "
-                            f"Tensor, not {type(value).__name__}; wrap it with "
-                            "torch.tensor(...)")
-
-
 def _sizes(shape):
     return "x".join(map(str, shape))
 
@@ -213,3 +208,121 @@ def outer(input, vec2):
 
 ger = outer
 
+
+
+class Cross(Function):
+    """a x b along a dim of size 3; d(a x b)/da . g = b x g and d/db . g = g x a."""
+
+    node_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        needs_a, needs_b = ctx.needs_input_grad[:2]
+        ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+        ctx.dim = dim
+        return wrap(backends.current.cross(a._data, b._data, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (cross(b, grad, dim=ctx.dim) if ctx.needs_input_grad[0] else None,
+                cross(grad, a, dim=ctx.dim) if ctx.needs_input_grad[1] else None, None)
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (broadcasting the others); without
+    ``dim``, the first dim of size 3 (torch's old default; pass dim to be explicit)."""
+    require_tensors("cross", ("input", input), ("other", other))
+    check_same_device(input, other)
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype} but found {other._dtype} "
+                           "(cross does not promote: convert one, e.g. b.to(a.dtype))")
+    from .broadcast import _broadcast_tuple
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions "
+                           f"(shapes {list(input.shape)} and {list(other.shape)})")
+    shape = _broadcast_tuple(tuple(input.shape), tuple(other.shape))
+    if dim is None:
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError(f"no dimension of size 3 in input (shapes {list(input.shape)} "
+                               f"and {list(other.shape)})")
+    d = input._wrap_dim(dim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return Cross.apply(input, other, d)
+
+
+class Cdist(Function):
+    """The p-norm distance between every row of x1 and every row of x2.
+
+    Forward and backward are the norm's, written with tensor ops on (x1_i - x2_j); like
+    torch's, the backward (CdistBackward0) is differentiable only once: its own
+    derivative is not implemented (``CdistDoubleBackward``)."""
+
+    node_name = "CdistBackward0"
+
+    @staticmethod
+    def forward(ctx, x1, x2, p):
+        ctx.save_for_backward(x1, x2)
+        ctx.p = p
+        return _distances(x1, x2, p)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x1, x2 = ctx.saved_tensors
+        g1, g2 = CdistDoubleBackward.apply(grad, x1, x2, ctx.p)
+        return (g1 if ctx.needs_input_grad[0] else None,
+                g2 if ctx.needs_input_grad[1] else None, None)
+
+
+def _distances(x1, x2, p):
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)
+
+
+class CdistDoubleBackward(Function):
+    """cdist's gradient for x1 and x2 (the norm's derivative, through the broadcast rows);
+    not differentiable again, as in torch."""
+
+    node_name = "CdistBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x1, x2, p):
+        if p == 0:  # a count of differing coordinates: flat
+            zero = grad.sum() * 0
+            return x1 * zero, x2 * zero
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)             # (..., P, R, M)
+        dist = _distances(x1, x2, p).unsqueeze(-1)
+        d_diff = norm_derivative(diff, dist.expand(diff.shape), grad.unsqueeze(-1)
+                                 .expand(diff.shape), p, (diff.ndim - 1,))
+        return d_diff.sum(-2), -d_diff.sum(-3)
+
+    @staticmethod
+    def backward(ctx, gg1, gg2):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance between every row of ``x1`` (..., P, M) and every row of ``x2``
+    (..., R, M): a (..., P, R) tensor; its gradient is the norm's (0 where two rows
+    coincide, as torch's)."""
+    require_tensors("cdist", ("x1", x1), ("x2", x2))
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 "
+                           f"got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if x1._dtype is not x2._dtype:
+        raise RuntimeError(f"expected scalar type {_SHORT.get(x1._dtype.name, x1._dtype)} but "
+                           f"found {_SHORT.get(x2._dtype.name, x2._dtype)} (cdist does not "
+                           "promote: convert one, e.g. x2.to(x1.dtype))")
+    if not x1._dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1._dtype}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    return Cdist.apply(x1, x2, float(p))
+
+
+_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half"}

@@ -9,14 +9,17 @@ from the *last* dim backwards.  The modes differ in what the new border holds::
     replicate  a a | a b c d | d d     the edge, repeated
     circular   c d | a b c d | a b     the other end, as if the row were a ring
 
-Every non-constant mode is a *gather*: each output position copies one input
-position (``source_positions`` computes which).  So its backward is the matching
-*scatter-add*: an input element copied to several places (a border element of a
-reflect or replicate pad) receives the sum of their gradients.  The two are each
-other's backward, so gradients of gradients work too.
+The arithmetic is the backend's (``backends/numpy_families/padding.py``): every
+non-constant mode is a *gather* -- each output position copies one input position
+-- so its backward is the matching *scatter-add*: an input element copied to
+several places (a border element of a reflect or replicate pad) receives the sum of
+their gradients.  ``Pad`` and ``PadBackward`` are each other's backward, so
+gradients of gradients work too; a constant pad's backward is a pad by the
+opposite widths (a crop).
 """
-import numpy as np
+import numbers
 
+from .. import backends
 from ..autograd.function import Function
 from ._helpers import wrap
 
@@ -28,11 +31,7 @@ class ConstantPad(Function):
     @staticmethod
     def forward(ctx, x, widths, value):
         ctx.widths = widths
-        # negative widths crop, as in torch
-        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, x.shape))
-        a = x._data[crop]
-        pos = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
-        return wrap(np.pad(a, pos, mode="constant", constant_values=value))
+        return wrap(backends.current.pad(x._data, widths, "constant", value))
 
     @staticmethod
     def backward(ctx, grad):
@@ -55,61 +54,34 @@ def constant_pad(input, widths, value=0.0):
 
 
 # ---------------------------------------------------------------- the other modes: a gather
-def source_positions(mode, size, before, after):
-    """For each output position along one dim, the input position it copies.
-
-    ``o`` counts output positions from where the input's first element lands, so
-    the left border has o < 0 and the right border o >= size.
-    """
-    if mode == "circular":
-        # torch crops first (negative widths) and then wraps around what is left
-        kept = size + min(before, 0) + min(after, 0)
-        o = np.arange(kept + max(before, 0) + max(after, 0)) - max(before, 0)
-        return o % kept + max(-before, 0) if kept else o
-    o = np.arange(size + before + after) - before
-    if mode == "replicate":
-        return np.clip(o, 0, size - 1)
-    o = np.abs(o)  # reflect: -1 -> 1, -2 -> 2 (the edge itself is not repeated) ...
-    return np.where(o >= size, 2 * (size - 1) - o, o)  # ... and size -> size - 2 at the end
-
-
 class GatherPad(Function):
-    """out = x[..., positions] along each padded dim; subclasses carry torch's node names."""
+    """Reflect, replicate or circular padding; subclasses carry torch's node names."""
 
     @staticmethod
-    def forward(ctx, x, positions, names):
-        ctx.positions, ctx.names, ctx.shape = positions, names, x.shape
-        a = x._data
-        for dim, index in positions:
-            a = np.take(a, index, axis=dim)
-        return wrap(a)
+    def forward(ctx, x, widths, mode, names):
+        ctx.widths, ctx.mode, ctx.names, ctx.shape = widths, mode, names, x.shape
+        return wrap(backends.current.pad(x._data, widths, mode))
 
     @staticmethod
     def backward(ctx, grad):
-        return _pad_node(ScatterPad, ctx.names[1:]).apply(grad, ctx.positions, ctx.names[1:],
-                                                         ctx.shape), None, None
+        names = ctx.names[1:]
+        return (_pad_node(ScatterPad, names).apply(grad, ctx.widths, ctx.mode, names, ctx.shape),
+                None, None, None)
 
 
 class ScatterPad(Function):
     """The adjoint of GatherPad: each output gradient is added to the input it was copied from."""
 
     @staticmethod
-    def forward(ctx, grad, positions, names, shape):
-        ctx.positions, ctx.names = positions, names
-        g = grad._data
-        for dim, index in reversed(positions):
-            sizes = list(g.shape)
-            sizes[dim] = shape[dim]
-            summed = np.zeros(sizes, dtype=g.dtype, like=g)  # on g's device
-            # add.at, not +=: a position that was copied twice must receive both gradients
-            np.add.at(np.moveaxis(summed, dim, 0), index, np.moveaxis(g, dim, 0))
-            g = summed
-        return wrap(g)
+    def forward(ctx, grad, widths, mode, names, shape):
+        ctx.widths, ctx.mode, ctx.names = widths, mode, names
+        return wrap(backends.current.pad_backward(grad._data, widths, mode, shape))
 
     @staticmethod
     def backward(ctx, grad):
-        return (_pad_node(GatherPad, ctx.names[1:]).apply(grad, ctx.positions, ctx.names[1:]),
-                None, None, None)
+        names = ctx.names[1:]
+        return (_pad_node(GatherPad, names).apply(grad, ctx.widths, ctx.mode, names),
+                None, None, None, None)
 
 
 _NODES = {}
@@ -193,7 +165,7 @@ def pad(input, pad, mode="constant", value=None):
                                   f"{', '.join(map(repr, _MODES))}")
     pad = list(pad)
     for p in pad:
-        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+        if not isinstance(p, numbers.Integral) or isinstance(p, bool):
             raise TypeError(f"pad(): argument 'pad' must be a tuple of ints, but got "
                             f"{type(p).__name__} in {tuple(pad)}")
     if len(pad) % 2:
@@ -217,7 +189,5 @@ def pad(input, pad, mode="constant", value=None):
                                   f"_pad{k}d\" not implemented for 'Bool': convert first, e.g. "
                                   "x.float()")
     _check_gather_pad(input, mode, widths, k)
-    positions = tuple((d, source_positions(mode, input.shape[d], *widths[d]))
-                      for d in range(input.ndim - k, input.ndim))
     names = _node_names(mode, k)
-    return _pad_node(GatherPad, names).apply(input, positions, names)
+    return _pad_node(GatherPad, names).apply(input, tuple(widths), mode, names)

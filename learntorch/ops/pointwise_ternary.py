@@ -17,12 +17,11 @@ The backward rules are written with tensor ops, so they can be differentiated ag
 """
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import check_same_device, wrap
+from ._helpers import check_same_device, require_tensors, wrap
 from .broadcast import _broadcast_tuple
-from .linalg import require_tensors
 
 
 def _broadcast_shape(name, *tensors):
@@ -30,6 +29,11 @@ def _broadcast_shape(name, *tensors):
         return _broadcast_tuple(*[tuple(t.shape) for t in tensors])
     except RuntimeError as e:
         raise RuntimeError(f"{name}: {e}") from None
+
+
+def _in(out, dtype):
+    """The backend's array in ``dtype`` (numpy may have widened a broadcast scalar)."""
+    return out if out.dtype == dtype.np else out.astype(dtype.np)
 
 
 def _typed_value(value, dtype):
@@ -48,7 +52,8 @@ class Addcmul(Function):
         ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
         ctx.value = value
         x, a, b = (t._data.astype(dtype.np, copy=False) for t in (input, tensor1, tensor2))
-        return wrap(x + _typed_value(value, dtype) * a * b)
+        be = backends.current  # input + (value * t1) * t2, in torch's order
+        return wrap(_in(be.add(x, be.mul(be.mul(a, _typed_value(value, dtype)), b)), dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,7 +72,8 @@ class Addcdiv(Function):
         ctx.save_for_backward(tensor1 if ctx.needs_input_grad[2] else None, tensor2)
         ctx.value = value
         x, a, b = (t._data.astype(dtype.np, copy=False) for t in (input, tensor1, tensor2))
-        return wrap(x + _typed_value(value, dtype) * a / b)
+        be = backends.current  # input + (value * t1) / t2, in torch's order
+        return wrap(_in(be.add(x, be.div(be.mul(a, _typed_value(value, dtype)), b)), dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -114,25 +120,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 
 # ---------------------------------------------------------------- lerp
-def _lerp_array(start, end, weight):
-    """torch's formula: step from the nearer end, so that weight=1 gives exactly ``end``
-    (start + 1 * (end - start) can be off by a rounding error).
-
-    torch rounds ``w * diff + start`` once (a fused multiply-add); for float32 and
-    float16 the same single rounding comes from computing in float64 and rounding back
-    (float64 holds the product of two float32 numbers exactly), so results agree bit
-    for bit.  float64 rounds twice here: within an ulp of torch's.
-    """
-    dtype = start.dtype
-    diff = end - start
-    one_minus = dtype.type(1) - weight
-    if dtype.itemsize < 8:
-        start, end, diff, weight, one_minus = (v.astype(np.float64) for v in
-                                               (start, end, diff, weight, one_minus))
-    out = np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * one_minus)
-    return out.astype(dtype, copy=False)
-
-
 class Lerp(Function):
     """lerp with a number as weight."""
     node_name = "LerpBackward0"
@@ -141,8 +128,7 @@ class Lerp(Function):
     def forward(ctx, start, end, weight):
         ctx.weight = weight
         dtype = start._data.dtype
-        w = dtype.type(weight)
-        return wrap(_lerp_array(start._data, end._data, w))
+        return wrap(backends.current.lerp(start._data, end._data, dtype.type(weight)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -160,9 +146,8 @@ class LerpTensorWeight(Function):
         needs = ctx.needs_input_grad
         ctx.save_for_backward(start if needs[2] else None, end if needs[2] else None,
                               weight if needs[0] or needs[1] else None)
-        dtype = start._data.dtype
-        w = weight._data.astype(dtype, copy=False)
-        return wrap(_lerp_array(start._data, end._data, w))
+        w = weight._data.astype(start._data.dtype, copy=False)
+        return wrap(backends.current.lerp(start._data, end._data, w))
 
     @staticmethod
     def backward(ctx, grad):

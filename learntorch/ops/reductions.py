@@ -2,7 +2,7 @@
 
 Every reduction takes ``dim`` (None, an int or a tuple of ints) and
 ``keepdim``.  Backward of a reduction *broadcasts* the gradient back over the
-reduced dimensions (``_expand_back``): each input element contributed to one
+reduced dimensions (``ExpandBack``): each input element contributed to one
 output element, so it receives that element's gradient (times its local
 derivative).
 
@@ -20,9 +20,10 @@ import numpy as np
 from .. import _dtypes
 from .. import backends
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.function import Function
-from ._helpers import as_array, wrap
-from .linalg import require_tensors
+from . import comparison
+from ._helpers import as_array, require_tensors, wrap
 
 
 class ExpandBack(Function):
@@ -54,7 +55,7 @@ class Sum(Function):
         # torch sums bool and integer tensors as int64, unless a dtype is asked for (and keeps
         # the dtype asked for, where numpy would widen an int32 sum to int64 by itself)
         dtype = dtype or (x._dtype if x._dtype.is_floating_point else _dtypes.int64)
-        a = x._data if x._data.dtype == dtype.np else x._data.astype(dtype.np)
+        a = x._data if x._data.dtype == dtype.np else backends.current.cast(x._data, dtype.np)
         return wrap(as_array(backends.current.sum(a, dims, keepdim), dtype=dtype.np))
 
     @staticmethod
@@ -81,7 +82,8 @@ class SumToSize(Function):
                                "sum_to_size sums a tensor down to a shape it was broadcast from")
         ctx.shape, ctx.dims = a.shape, tuple(range(lead)) + tuple(
             lead + d for d, n in enumerate(shape) if n == 1 and a.shape[lead + d] != 1)
-        return Tensor._wrap(backends.current.sum(a, ctx.dims, True).reshape(shape))
+        summed = backends.current.sum(a, ctx.dims, True)  # (numpy widens small integers:
+        return Tensor._wrap(as_array(summed, a.dtype).reshape(shape))  # back to a's dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -98,16 +100,15 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
-        a = x._data if dtype is None else x._data.astype(dtype.np)
+        a = x._data if dtype is None else backends.current.cast(x._data, dtype.np)
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         ctx.count = math.prod([x.shape[d] for d in dims]) if dims else 1
-        with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing is nan, as torch
-            out = np.sum(a, axis=dims, keepdims=keepdim) / a.dtype.type(ctx.count)
-        return wrap(as_array(out, dtype=a.dtype))
+        return wrap(backends.current.mean(a, dims, keepdim))  # (mean of nothing: nan, as torch)
 
     @staticmethod
     def backward(ctx, grad):
-        return ExpandBack.apply(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        return (ExpandBack.apply(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim),
+                None, None, None)
 
 
 class MeanAll(Mean):
@@ -123,7 +124,7 @@ class Prod(Function):
         if dtype is None:  # like sum, integer products are int64 unless a dtype is asked for
             dtype = x._dtype if x._dtype.is_floating_point else _dtypes.int64
         a = x._data.astype(dtype.np, copy=False)
-        out = wrap(as_array(np.prod(a, axis=dims, keepdims=keepdim, dtype=a.dtype)))
+        out = wrap(backends.current.prod(a, dims, keepdim))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -131,8 +132,10 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if x.ndim == 0:  # the product of one number is that number: torch passes grad on
+            return grad, None, None, None
         g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
-        if not (x._data == 0).any():
+        if not (x == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
             return g * ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
@@ -168,39 +171,53 @@ class _Extreme(Function):
     picks, and it keeps the total gradient the same as with one winner.)
     """
 
+    method = None
+
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        out = wrap(as_array(cls.numpy_fn(x._data, axis=dims, keepdims=keepdim)))
+        out = wrap(getattr(backends.current, cls.method)(x._data, dims, keepdim))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
 
-    @staticmethod
-    def backward(ctx, grad):
+    @classmethod
+    def backward(cls, ctx, grad):
         x, out = ctx.saved_tensors
         full = ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim)
-        mask = (x == full)
+        mask = cls.winners(x, full)
         count = mask.sum(dim=ctx.dims, keepdim=True)
         g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         return g * mask / count, None, None
 
+    @staticmethod
+    def winners(x, extreme):
+        """The elements equal to the extreme.  (With a nan the extreme is nan, equal to
+        nothing: 0 / 0 makes every gradient nan -- torch's amax/amin do the same.)"""
+        return x == extreme
+
 
 class Amax(_Extreme):
-    node_name = "AmaxBackward0"
-    numpy_fn = staticmethod(np.max)
+    node_name, method = "AmaxBackward0", "amax"
 
 
 class Amin(_Extreme):
-    node_name = "AminBackward0"
-    numpy_fn = staticmethod(np.min)
+    node_name, method = "AminBackward0", "amin"
 
 
 class MaxAll(Amax):
-    node_name = "MaxBackward1"  # max() without dim: amax's rule (ties share) under torch's name
+    """max() without dim: amax's rule (ties share), except that torch gives a nan extreme's
+    gradient to the nan elements (shared among them), not nan to every element."""
+
+    node_name = "MaxBackward1"
+
+    @staticmethod
+    def winners(x, extreme):
+        return (x == extreme) | (x.isnan() & extreme.isnan())
 
 
 class MinAll(Amin):
     node_name = "MinBackward1"
+    winners = MaxAll.winners
 
 
 class _ExtremeWithIndices(Function):
@@ -208,17 +225,9 @@ class _ExtremeWithIndices(Function):
 
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
-        a = x._data
-        if a.ndim == 0:  # one number: it is its own extreme, at index 0
-            vals, idx = a.copy(), np.zeros((), np.int64)
-        else:
-            # the *first* extreme on ties, as torch on the CPU; numpy's arg functions
-            # also return the first nan, so nan propagates like in torch
-            idx = cls.arg_fn(a, axis=dim, keepdims=True)
-            vals = np.take_along_axis(a, idx, axis=dim)
-            if not keepdim:
-                idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
-        values, indices = wrap(as_array(vals)), wrap(as_array(idx, dtype=np.int64))
+        # the *first* extreme on ties, as torch on the CPU, and the first nan if there is one
+        vals, idx = getattr(backends.current, cls.method)(x._data, dim, keepdim)
+        values, indices = wrap(vals), wrap(idx)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
@@ -231,19 +240,20 @@ class _ExtremeWithIndices(Function):
             return grad.clone(), None, None
         if not ctx.keepdim:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
-        from ..factories import zeros
-        out = zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
-        return out.scatter_add(ctx.dim, indices, grad), None, None
+        return _zeros(ctx.shape, grad).scatter_add(ctx.dim, indices, grad), None, None
+
+
+def _zeros(shape, like):
+    """zeros of ``shape`` in ``like``'s dtype and on its device (a backward's canvas)."""
+    return Tensor._wrap(backends.current.full(shape, 0, like._data.dtype, like=like._data))
 
 
 class MaxDim(_ExtremeWithIndices):
-    node_name = "MaxBackward0"
-    arg_fn = staticmethod(np.argmax)
+    node_name, method = "MaxBackward0", "max_along"
 
 
 class MinDim(_ExtremeWithIndices):
-    node_name = "MinBackward0"
-    arg_fn = staticmethod(np.argmin)
+    node_name, method = "MinBackward0", "min_along"
 
 
 # the named tuples max(dim)/min(dim) return: r.values, r.indices, or `values, indices = r`
@@ -257,14 +267,10 @@ def _variance(ctx, x, dims, correction, keepdim):
     Also stores in ``ctx`` what the backward rules share.  A divisor <= 0 (fewer
     elements than the correction) gives inf or nan, as in torch.
     """
-    a = x._data
-    n = math.prod([a.shape[d] for d in dims]) if dims else 1
+    n = math.prod([x.shape[d] for d in dims]) if dims else 1
     ctx.dims, ctx.keepdim, ctx.count = dims, keepdim, n
     ctx.divisor = builtins.max(n - correction, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = a.mean(axis=dims, keepdims=True)
-        out = ((a - mean) ** 2).sum(axis=dims, keepdims=keepdim) / a.dtype.type(ctx.divisor)
-    return as_array(out, dtype=a.dtype), mean if keepdim else np.squeeze(mean, axis=dims)
+    return backends.current.var_mean(x._data, dims, correction, keepdim)
 
 
 def _variance_grad(ctx, x, grad):
@@ -272,9 +278,15 @@ def _variance_grad(ctx, x, grad):
 
     (The mean's own dependence on x_i drops out: the deviations sum to zero.)
     """
-    centered = x - x.mean(dim=ctx.dims, keepdim=True)
     g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
-    return g * centered * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
+    mean = x.mean(dim=ctx.dims, keepdim=True)
+    if not ctx.divisor and len(ctx.dims) == x.ndim:
+        # n <= correction over the whole tensor: 2 / 0 is inf, times (x - mean): nan
+        # where x is the mean, inf elsewhere -- torch writes that as a constant, so no
+        # second derivative follows (along some dims it keeps the formula below)
+        inf = comparison.where(x == mean, float("nan"), float("inf"))
+        return g * inf.detach()
+    return g * (x - mean) * (2.0 / ctx.divisor if ctx.divisor else float("inf"))
 
 
 def _std_to_var_grad(grad, std):
@@ -301,7 +313,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        std = wrap(as_array(np.sqrt(_variance(ctx, x, dims, correction, keepdim)[0])))
+        std = wrap(backends.current.sqrt(_variance(ctx, x, dims, correction, keepdim)[0]))
         ctx.save_for_backward(x, std)
         return std
 
@@ -319,13 +331,21 @@ class VarMean(Function):
     def forward(ctx, x, dims, correction, keepdim):
         var, mean = _variance(ctx, x, dims, correction, keepdim)
         ctx.save_for_backward(x)
-        return wrap(var), wrap(as_array(mean, dtype=var.dtype))
+        ctx.set_materialize_grads(False)  # an unused output adds nothing (not 0 * nan)
+        return wrap(var), wrap(mean)
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
         x, = ctx.saved_tensors
-        from_mean = ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
-        return _variance_grad(ctx, x, grad_var) + from_mean, None, None, None
+        return _sum_defined(
+            _variance_grad(ctx, x, grad_var) if grad_var is not None else None,
+            ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+            if grad_mean is not None else None), None, None, None
+
+
+def _sum_defined(a, b):
+    """a + b, where None (an output nobody used) adds nothing."""
+    return b if a is None else (a if b is None else a + b)
 
 
 class StdMean(Function):
@@ -334,16 +354,19 @@ class StdMean(Function):
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
         var, mean = _variance(ctx, x, dims, correction, keepdim)
-        std = wrap(as_array(np.sqrt(var)))
+        std = wrap(backends.current.sqrt(var))
         ctx.save_for_backward(x, std)
-        return std, wrap(as_array(mean, dtype=var.dtype))
+        ctx.set_materialize_grads(False)  # an unused output adds nothing (not 0 * nan)
+        return std, wrap(mean)
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
         x, std = ctx.saved_tensors
-        from_mean = ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
-        return (_variance_grad(ctx, x, _std_to_var_grad(grad_std, std)) + from_mean,
-                None, None, None)
+        return _sum_defined(
+            _variance_grad(ctx, x, _std_to_var_grad(grad_std, std))
+            if grad_std is not None else None,
+            ExpandBack.apply(grad_mean / ctx.count, x.shape, ctx.dims, ctx.keepdim)
+            if grad_mean is not None else None), None, None, None
 
 
 class Logsumexp(Function):
@@ -351,10 +374,10 @@ class Logsumexp(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        a = x._data if x._dtype.is_floating_point else x._data.astype(
-            _dtypes.get_default_dtype().np)
-        with np.errstate(divide="ignore"):  # a row of -inf is log(0) = -inf, as in torch
-            out = wrap(as_array(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
+        a = x._data if x._dtype.is_floating_point else backends.current.cast(
+            x._data, _dtypes.get_default_dtype().np)
+        # (a row of -inf is log(0) = -inf, as in torch)
+        out = wrap(as_array(backends.current.logsumexp(a, dims, keepdim), dtype=a.dtype))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -377,19 +400,7 @@ class Norm(Function):
 
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
-        a = np.abs(x._data)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == float("inf"):
-                out = a.max(axis=dims, keepdims=keepdim)
-            elif p == float("-inf"):
-                out = a.min(axis=dims, keepdims=keepdim)
-            elif p == 0:
-                out = (a != 0).sum(axis=dims, keepdims=keepdim)
-            elif p == 2:
-                out = np.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
-            else:
-                out = (a ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = wrap(as_array(out, dtype=a.dtype))
+        out = wrap(backends.current.vector_norm(x._data, p, dims, keepdim))
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
@@ -397,45 +408,41 @@ class Norm(Function):
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
-        p = ctx.p
-        if p == 0:  # a count is piecewise constant: no gradient, as in torch
+        if ctx.p == 0:  # a count is piecewise constant: no gradient, as in torch
             return None, None, None, None
         g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         n = ExpandBack.apply(norm, x.shape, ctx.dims, ctx.keepdim)
-        if p in (float("inf"), float("-inf")):
-            # like amax(|x|): ties share the gradient, with the sign of each x
-            mask = x.abs() == n
-            return x.sign() * g * mask / mask.sum(dim=ctx.dims, keepdim=True), None, None, None
-        # wherever the norm is 0 the gradient is 0 (torch's subgradient at the kink)
-        zero = n == 0
-        if p == 2:  # d||x|| / dx = x / ||x||
-            return g * x / n.masked_fill(zero, 1.0), None, None, None
-        # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) |x_i|^(p-1) ||x||^(1-p); both powers are
-        # taken of safe values (1 where x or the norm is 0) so that no inf * 0 makes a nan
-        x_part = x.sign() * x.abs().masked_fill(x == 0, 1.0) ** (p - 1)
-        n_part = (n.masked_fill(zero, 1.0) ** (1 - p)).masked_fill(zero, 0.0)
-        return g * x_part * n_part, None, None, None
+        return norm_derivative(x, n, g, ctx.p, ctx.dims), None, None, None
 
 
-class Cumsum(Function):
-    node_name = "CumsumBackward0"
+def norm_derivative(x, n, g, p, dims):
+    """g * d||x||_p / dx, with the norm ``n`` and its gradient ``g`` already broadcast to
+    x's shape over the reduced ``dims`` (p != 0).  Written as torch writes it, case by
+    case, so that second derivatives agree too (at a zero norm, say)::
 
-    @staticmethod
-    def forward(ctx, x, dim, dtype):
-        ctx.dim = dim
-        a = x._data
-        if dtype is not None:
-            a = a.astype(dtype.np)
-        elif not x._dtype.is_floating_point:
-            a = a.astype(np.int64)
-        return wrap(np.cumsum(a, axis=dim, dtype=a.dtype) if a.ndim else a.copy())
-
-    @staticmethod
-    def backward(ctx, grad):
-        # each input feeds every later output: the gradient is a reversed cumulative sum
-        if grad.ndim == 0:
-            return grad, None, None
-        return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None, None
+        p = 1      sign(x) g
+        p = 2      g * (x / ||x||), 0 where the norm is 0
+        p = inf    like amax(|x|): the extremes share g, with their sign
+        p < 1      sign(x) |x|^(p-1) (0 at x = 0) * g * ||x||^(1-p)
+        1 < p < 2  sign(x) |x|^(p-1) * (g / ||x||^(p-1), 0 where the norm is 0)
+        p > 2      x |x|^(p-2) * (g / ||x||^(p-1), 0 where the norm is 0)
+    """
+    if p in (float("inf"), float("-inf")):
+        # a nan is the extreme (torch's rule: the nans share it, and sign(nan) = 0 sends
+        # them none)
+        a = x.abs()
+        mask = (a == n) | a.isnan()
+        return x.sign() * (g / mask.sum(dim=dims, keepdim=True)) * mask
+    if p == 1:
+        return x.sign() * g
+    zero = n == 0
+    if p == 2:
+        return g * (x / n).masked_fill(zero, 0.0)
+    if p < 1:
+        scaled = x.sign() * (x.abs() ** (p - 1)).masked_fill(x == 0, 0.0)
+        return scaled * g * n ** (1 - p)
+    scaled = x.sign() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * (g / n ** (p - 1)).masked_fill(zero, 0.0)
 
 
 # ---------------------------------------------------------------- public functions
@@ -456,8 +463,24 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims when None); ``Tensor.sum``."""
     if not isinstance(input, Tensor):
         require_tensors("sum", ("input", input))
-    dtype = None if dtype is None else _dtypes.to_dtype(dtype)
+    dtype = None if dtype is None else _differentiable_dtype(input, dtype)
     return (SumAll if dim is None else Sum).apply(input, _dims(input, dim), keepdim, dtype)
+
+
+def _differentiable_dtype(input, dtype):
+    """``dtype`` as a dtype, checked: a result that requires grad must be floating -- torch
+    refuses sum(dtype=int64) of a tensor that requires grad (grad mode on) rather than
+    silently cutting the graph."""
+    dtype = _dtypes.to_dtype(dtype)
+    if input._requires_grad and not dtype.is_floating_point and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {_SHORT_NAMES.get(dtype.name, dtype)} "
+                           f"(the input requires grad, and an integer result cannot carry a "
+                           "gradient); sum in a floating dtype, or detach() the input first")
+    return dtype
+
+
+_SHORT_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
 
 
 def sum_to_size(input, *size):
@@ -518,11 +541,14 @@ def amin(input, dim=(), keepdim=False):
 
 def _max_min(input, dim, keepdim, other, name):
     require_tensors(name, ("input", input))
-    from .._tensor import Tensor
+    if isinstance(dim, bool):  # torch.max(t, False) matches none of torch's overloads
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"bool); expected ({name}(input), {name}(input, dim: int, keepdim=False) "
+                        f"or {name}(input, other: Tensor)); did you mean {name}(input, dim=0, "
+                        f"keepdim={dim})?")
     if isinstance(dim, Tensor):  # torch.max(a, b) is maximum
         other, dim = dim, None
     if other is not None:
-        from . import comparison
         return (comparison.maximum if name == "max" else comparison.minimum)(input, other)
     if dim is None:
         _check_not_empty(input, (), name, full=True)
@@ -545,27 +571,31 @@ def min(input, dim=None, keepdim=False, *, other=None):
     return _max_min(input, dim, keepdim, other, "min")
 
 
-def _arg_extreme(input, dim, keepdim, np_fn, name):
+def _arg_extreme(input, dim, keepdim, name):
     """argmax/argmin: int64 indices, never differentiable (an index has no gradient)."""
     require_tensors(name, ("input", input))
+    if input._dtype is _dtypes.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input; convert the mask first, "
+                           f"e.g. x.long().{name}()")
+    fn = getattr(backends.current, name)
     a = input._data
     if dim is None:  # index into the flattened tensor
         _check_not_empty(input, (), name, full=True)
-        out = as_array(np_fn(a), dtype=np.int64)
+        out = fn(a, None, False)
         return wrap(out.reshape((1,) * a.ndim) if keepdim else out)
     d = input._wrap_dim(dim)
     if a.ndim == 0:
-        return wrap(np.zeros((), np.int64))
+        return wrap(backends.current.full((), 0, np.int64, like=a))
     _check_not_empty(input, (d,), name, full=False)
-    return wrap(as_array(np_fn(a, axis=d, keepdims=keepdim), dtype=np.int64))
+    return wrap(fn(a, d, keepdim))
 
 
 def argmax(input, dim=None, keepdim=False):
-    return _arg_extreme(input, dim, keepdim, np.argmax, "argmax")
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
 def argmin(input, dim=None, keepdim=False):
-    return _arg_extreme(input, dim, keepdim, np.argmin, "argmin")
+    return _arg_extreme(input, dim, keepdim, "argmin")
 
 
 def _variance_op(cls, name, input, dim, unbiased, keepdim, correction):
@@ -647,30 +677,76 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return Norm.apply(input, float(p), dims, keepdim)
 
 
-def _logical(np_fn, input, dim, keepdim):
-    require_tensors(np_fn.__name__, ("input", input))  # np.all / np.any: "all" / "any"
+def _logical(name, input, dim, keepdim):
+    require_tensors(name, ("input", input))
+    b = backends.current
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        out = as_array(input._data != 0)  # torch's all/any treat dim=() as "reduce nothing"
+        out = b.ne(input._data, 0)  # torch's all/any treat dim=() as "reduce nothing"
     else:
-        out = as_array(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
+        out = getattr(b, name)(input._data, _dims(input, dim), keepdim)
     # torch keeps uint8 for uint8 input (the pre-bool convention) and returns bool otherwise
-    return wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
+    return wrap(b.cast(out, np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def all(input, dim=None, keepdim=False):
-    return _logical(np.all, input, dim, keepdim)
+    return _logical("all", input, dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False):
-    return _logical(np.any, input, dim, keepdim)
-
-
-def cumsum(input, dim, *, dtype=None):
-    require_tensors("cumsum", ("input", input))
-    d = input._wrap_dim(dim)
-    return Cumsum.apply(input, d, _dtypes.to_dtype(dtype) if dtype is not None else None)
+    return _logical("any", input, dim, keepdim)
 
 
 def count_nonzero(input, dim=None):
     require_tensors("count_nonzero", ("input", input))
-    return wrap(as_array(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))
+    return wrap(backends.current.count_nonzero(input._data, _dims(input, dim)))
+
+
+class Nansum(Function):
+    """sum with nan counted as 0; the gradient is grad * (x is not nan) -- a product, as in
+    torch, so an infinite incoming gradient still turns nan at a nan element."""
+
+    node_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, dtype):
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        b = backends.current
+        a = x._data if dtype is None else b.cast(x._data, dtype.np)
+        if not x._dtype.is_floating_point and dtype is None:
+            a = b.cast(a, np.int64)
+        elif a.dtype.kind == "f":
+            a = b.where(b.isnan(a), a.dtype.type(0), a)
+        return wrap(as_array(b.sum(a, dims, keepdim), dtype=a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return (ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim) * ~x.isnan(), None, None,
+                None)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum, counting nan as 0."""
+    require_tensors("nansum", ("input", input))
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+    return Nansum.apply(input, _dims(input, dim), keepdim, dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean of the elements that are not nan (nan where all are)."""
+    require_tensors("nanmean", ("input", input))
+    if not input._dtype.is_floating_point:
+        return mean(input, dim, keepdim, dtype=dtype)  # (its error for integers)
+    keep = ~input.isnan()
+    return nansum(input, dim, keepdim, dtype=dtype) / keep.sum(dim, keepdim)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(amin, amax) in one call: a named tuple (min, max)."""
+    return aminmax_result(amin(input, () if dim is None else dim, keepdim),
+                          amax(input, () if dim is None else dim, keepdim))
+
+
+aminmax_result = collections.namedtuple("aminmax", ["min", "max"])

@@ -17,12 +17,14 @@ back, or (for ``expand``) sum it over the expanded dims -- which the engine
 does on its own, since that is broadcasting's backward.
 """
 import math
+
 import numpy as np
 
+from .. import backends
 from ..autograd.function import Function
 from ._helpers import wrap
-from ._inplace import view_of
-from .strides import (clone_strides, contiguous_strides, copy_array, slice_array, strided_array,
+from ._views import view_of
+from .strides import (clone_strides, contiguous_strides, slice_array, strided_array,
                       unsqueeze_array, view_strides)
 
 
@@ -99,7 +101,7 @@ class UnsafeView(Function):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         # a row-major copy (as torch reads), reshaped: on either device, a cuda array included
-        out = x._data.copy(order="C").reshape(shape)
+        out = backends.current.copy(x._data).reshape(shape)
         return wrap(strided_array(out, shape, contiguous_strides(shape)))
 
     @staticmethod
@@ -113,11 +115,14 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return view_of(ctx, x, np.transpose(x._data, dims))
+        return view_of(ctx, x, x._data.transpose(dims))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.permute(tuple(int(d) for d in np.argsort(ctx.dims))), None
+        inverse = [0] * len(ctx.dims)  # the permutation that puts every dim back
+        for position, d in enumerate(ctx.dims):
+            inverse[d] = position
+        return grad.permute(tuple(inverse)), None
 
 
 class Transpose(Function):
@@ -126,7 +131,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return view_of(ctx, x, np.swapaxes(x._data, d0, d1))
+        return view_of(ctx, x, x._data.swapaxes(d0, d1))
 
     @staticmethod
     def backward(ctx, grad):
@@ -166,7 +171,7 @@ class Squeeze(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.input_shape = x.shape
-        return view_of(ctx, x, np.squeeze(x._data, axis=dims))
+        return view_of(ctx, x, x._data.squeeze(axis=dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -216,7 +221,7 @@ class Contiguous(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return wrap(copy_array(x._data, contiguous_strides(x.shape)))
+        return wrap(backends.current.copy(x._data, contiguous_strides(x.shape)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -230,7 +235,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return wrap(copy_array(x._data, clone_strides(x.shape, x.stride())))
+        return wrap(backends.current.copy(x._data, clone_strides(x.shape, x.stride())))
 
     @staticmethod
     def backward(ctx, grad):
@@ -243,7 +248,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return wrap(np.flip(x._data, axis=dims).copy())
+        return wrap(backends.current.flip(x._data, dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -256,7 +261,7 @@ class Repeat(Function):
     @staticmethod
     def forward(ctx, x, repeats):
         ctx.input_shape, ctx.repeats = x.shape, repeats
-        return wrap(np.tile(x._data, repeats))
+        return wrap(backends.current.tile(x._data, repeats))
 
     @staticmethod
     def backward(ctx, grad):
@@ -275,7 +280,7 @@ class ToDtype(Function):
     @staticmethod
     def forward(ctx, x, dtype):
         ctx.input_dtype = x._dtype
-        return wrap(x._data.astype(dtype.np))
+        return wrap(backends.current.cast(x._data, dtype.np))
 
     @staticmethod
     def backward(ctx, grad):
@@ -430,6 +435,8 @@ def broadcast_to(input, shape):
 
 
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = input._wrap_dim(dim)
     size = input.shape[d]
     start, length = int(start), int(length)
@@ -457,7 +464,8 @@ def clone(input, memory_format=None):
 
 def flip(input, *dims_args, dims=None):
     dims = _shape_args(dims_args if dims is None else (dims,))
-    return Flip.apply(input, input._wrap_dims(dims))
+    dims = input._wrap_dims(dims)
+    return Flip.apply(input, dims if input.ndim else ())  # (a number flips to itself)
 
 
 def repeat(input, *repeats):
@@ -497,3 +505,45 @@ def movedim(input, source, destination):
 
 
 moveaxis = movedim
+
+
+def ravel(input):
+    """The elements as one dim (a view when the layout allows, else a copy)."""
+    return reshape(input, -1)
+
+
+def fliplr(input):
+    """Reverse the columns (dim 1) of a tensor with at least 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Input must be >= 2-d (got shape {list(input.shape)})")
+    return flip(input, 1)
+
+
+def flipud(input):
+    """Reverse the rows (dim 0) of a tensor with at least 1 dim."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d (got a 0-d tensor)")
+    return flip(input, 0)
+
+
+def _atleast(ndim):
+    def atleast(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+            return tuple(atleast(t) for t in tensors[0])
+        if len(tensors) > 1:
+            return tuple(atleast(t) for t in tensors)
+        t = tensors[0]
+        if t.ndim >= ndim:
+            return t
+        if ndim == 1 or t.ndim == 0:
+            return reshape(t, (1,) * ndim)
+        if ndim == 2:  # a vector becomes a row
+            return unsqueeze(t, 0)
+        return unsqueeze(unsqueeze(t, 0), -1) if t.ndim == 1 else unsqueeze(t, -1)
+    atleast.__name__ = f"atleast_{ndim}d"
+    atleast.__doc__ = (f"Tensors with fewer than {ndim} dims get size-1 dims added (views); "
+                       "the others come back as they are.")
+    return atleast
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)

@@ -10,13 +10,11 @@ underflowed 0.  Backward uses only the saved *output*, in one backend pass each
 """
 import warnings
 
-import numpy as np
 
 from .. import _dtypes
 from .. import backends
 from ..autograd.function import Function
-from ._helpers import as_array, wrap
-from .linalg import require_tensors
+from ._helpers import as_array, require_tensors, wrap
 
 
 class Softmax(Function):
@@ -26,7 +24,8 @@ class Softmax(Function):
     def forward(ctx, x, dim):
         a = x._data
         # (np.asarray: numpy turns 0-dim results into scalars; a tensor needs an array)
-        y = wrap(as_array(backends.current.softmax(a, dim)) if a.size else a.copy())
+        y = wrap(as_array(backends.current.softmax(a, dim)) if a.size else
+                 backends.current.copy(a))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -43,7 +42,8 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
-        y = wrap(as_array(backends.current.log_softmax(a, dim)) if a.size else a.copy())
+        y = wrap(as_array(backends.current.log_softmax(a, dim)) if a.size else
+                 backends.current.copy(a))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

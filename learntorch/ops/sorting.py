@@ -11,34 +11,23 @@ topk did not select gets zero.  ``indices`` has no gradient (it is integers).
 Order rules, as in torch: NaN counts as larger than every number (last in an
 ascending sort, first in a descending one); -0.0 and 0.0 are equal.  The sort
 here is always stable (equal elements keep their input order), which is what
-``stable=True`` promises and a valid answer for ``stable=False`` too.
+``stable=True`` promises and a valid answer for ``stable=False`` too (torch's own
+unstable order among equals depends on the CPU's SIMD sort).  ``topk`` picks among
+equal values exactly the indices torch's CPU kernel picks (the backend replays its
+selection algorithm), so its gradient reaches the same elements.
 """
 import collections
 
 import numpy as np
 
+from .. import backends
+from .._tensor import Tensor
 from ..autograd.function import Function
-from ._helpers import wrap
-from .linalg import require_tensors
+from ._helpers import require_tensors, wrap
 
 # torch.return_types.sort / .topk: r.values, r.indices, or `values, indices = r`
 sort_result = collections.namedtuple("sort", ["values", "indices"])
 topk_result = collections.namedtuple("topk", ["values", "indices"])
-
-
-def stable_order(a, axis, descending):
-    """Indices that sort ``a`` along ``axis``, keeping equal elements in input order.
-
-    numpy's stable sort already puts NaN last.  For a descending sort that is still
-    stable, sort the *reversed* array ascending and reverse the answer: equal
-    elements then come out in their original order (negating would not work for
-    bools, unsigned ints or NaN).
-    """
-    if not descending:
-        return np.argsort(a, axis=axis, kind="stable")
-    n = a.shape[axis]
-    reversed_order = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
-    return (n - 1) - np.flip(reversed_order, axis)
 
 
 class _SelectAlongDim(Function):
@@ -47,10 +36,10 @@ class _SelectAlongDim(Function):
     @staticmethod
     def select(ctx, x, dim, order):
         a = x._data.reshape(1) if x.ndim == 0 else x._data  # a number: a row of one
-        values = np.take_along_axis(a, order, axis=dim).reshape(order.shape)
+        values = backends.current.gather(a, dim, order)
         if x.ndim == 0:
             values, order = values.reshape(()), order.reshape(())
-        indices = wrap(order.astype(np.int64, copy=False))
+        indices = wrap(order)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.dim, ctx.shape = dim, x.shape
@@ -62,8 +51,8 @@ class _SelectAlongDim(Function):
         no_grads = (None,) * (len(ctx.needs_input_grad) - 1)  # for dim, descending, ...
         if not ctx.shape:  # a number sorts to itself
             return (grad.clone(),) + no_grads
-        from ..factories import zeros
-        out = zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
+        out = Tensor._wrap(backends.current.full(ctx.shape, 0, grad._data.dtype,
+                                                 like=grad._data))
         # each value's gradient goes back to the position it was taken from
         return (out.scatter_add(ctx.dim, indices, grad),) + no_grads
 
@@ -74,18 +63,18 @@ class Sort(_SelectAlongDim):
     @staticmethod
     def forward(ctx, x, dim, descending):
         a = x._data.reshape(1) if x.ndim == 0 else x._data
-        return _SelectAlongDim.select(ctx, x, dim, stable_order(a, dim, descending))
+        return _SelectAlongDim.select(ctx, x, dim, backends.current.argsort(a, dim, descending))
 
 
 class Topk(_SelectAlongDim):
     node_name = "TopkBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim, k, largest):
-        a = x._data.reshape(1) if x.ndim == 0 else x._data
-        # a full sort is the simplest correct top-k; np.argpartition would be faster for
-        # k much smaller than the dim, but its order among the k needs a sort anyway
-        order = np.take(stable_order(a, dim, largest), np.arange(k), axis=dim)
+    def forward(ctx, x, dim, k, largest, sorted):
+        if x.ndim == 0:  # a number is its own top (even for k = 0: torch returns it anyway)
+            order = backends.current.full((1,), 0, np.int64, like=x._data)
+        else:  # the same indices as torch, equal values included (see the backend's topk)
+            order = backends.current.topk(x._data, k, dim, largest, sorted)
         return _SelectAlongDim.select(ctx, x, dim, order)
 
 
@@ -106,15 +95,15 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     require_tensors("argsort", ("input", input))
     d = _dim(input, dim, "argsort")
     a = input._data.reshape(1) if input.ndim == 0 else input._data
-    return wrap(stable_order(a, d, bool(descending)).astype(np.int64).reshape(input.shape))
+    return wrap(backends.current.argsort(a, d, bool(descending)).reshape(input.shape))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or, with ``largest=False``, smallest) elements along ``dim``.
 
     Returns (values, indices), largest first (smallest first when ``largest=False``);
-    ``sorted=False`` allows any order, and this one is sorted too.  Among equal
-    elements torch may pick any; this picks the first ones.
+    ``sorted=False`` allows any order: torch's.  Among equal elements the indices are
+    the ones torch's CPU kernel picks.
     """
     require_tensors("topk", ("input", input))
     if hasattr(k, "ndim") and k.ndim == 0 and not k.is_floating_point():
@@ -130,4 +119,4 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if input.dtype.name == "bool":
         raise RuntimeError("topk does not support bool dtypes on CPU: convert first, e.g. "
                            "x.long() or x.float()")
-    return topk_result(*Topk.apply(input, d, int(k), bool(largest)))
+    return topk_result(*Topk.apply(input, d, int(k), bool(largest), bool(sorted)))

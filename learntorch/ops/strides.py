@@ -9,9 +9,10 @@ with torch's for the same ops, down to the strides of size-1 dims (which
 never change which element is read, but are still reported).
 
 numpy arrays carry the same three numbers (in bytes), so a view is built as a
-numpy array over the memory of the array that owns it (``strided_array``).
+numpy array over the memory of the array that owns it (``strided_array``, which the
+backends share: a copy with a chosen layout is one of their primitives).
 """
-import numpy as np
+from ..backends.strided import strided_array  # noqa: F401  (the views below are built with it)
 
 
 def contiguous_strides(shape):
@@ -61,41 +62,6 @@ def view_strides(shape, strides, new_shape):
     return tuple(result) if view_d == -1 else None
 
 
-def _root(a):
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
-
-
-def strided_array(a, shape, strides, offset=0):
-    """A numpy view of ``a``'s memory: ``shape`` and ``strides`` (in elements), starting
-    ``offset`` elements after ``a``'s first element -- torch's ``as_strided``.
-
-    Built over the array that owns the memory, so ``storage_offset`` and
-    sharing keep working.  A read-only ``a`` gives a read-only view.
-    """
-    if a.__class__ is not np.ndarray:  # a device array makes its views itself
-        return a.as_strided(shape, strides, offset)
-    item = a.itemsize
-    byte_strides = tuple(int(s) * item for s in strides)
-    if offset == 0 and a.shape == tuple(shape) and a.strides == byte_strides:
-        return a
-    root = _root(a)
-    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0] + offset * item
-    if 0 in shape:  # no element to address: only keep the start inside the memory
-        start = min(start, root.nbytes)
-    try:
-        out = np.ndarray(shape, a.dtype, buffer=root, offset=start, strides=byte_strides)
-    except (TypeError, ValueError, BufferError):
-        # memory that numpy cannot re-address through a buffer (an exotic root):
-        # as_strided still shares it, though the view then no longer knows its root
-        at = np.lib.stride_tricks.as_strided(a, (offset + 1,), (item,))[offset:]
-        out = np.lib.stride_tricks.as_strided(at, shape, byte_strides)
-    if not a.flags.writeable and out.flags.writeable:
-        out.flags.writeable = False
-    return out
-
-
 def _element_strides(a):
     return [s // a.itemsize for s in a.strides]
 
@@ -119,12 +85,6 @@ def select_array(a, dim, index):
     index = index + a.shape[dim] if index < 0 else index
     return strided_array(a, a.shape[:dim] + a.shape[dim + 1:], strides[:dim] + strides[dim + 1:],
                          index * strides[dim])
-
-
-def empty_strided(shape, strides, dtype, like=None):
-    """A fresh array with exactly these strides (in elements), on the device of ``like``."""
-    span = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
-    return strided_array(np.empty(span, dtype=dtype, like=like), tuple(shape), strides)
 
 
 def is_non_overlapping_and_dense(shape, strides):
@@ -173,7 +133,8 @@ def _stride_order(a, b, shape, strides):
 
 def has_internal_overlap(a):
     """True when two elements of ``a`` share memory (an expanded dim: stride 0, size > 1)."""
-    return any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+    # (an empty array shares nothing, whatever strides numpy gave it)
+    return a.size > 0 and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
 
 
 def unsqueeze_array(a, dim):
@@ -183,10 +144,3 @@ def unsqueeze_array(a, dim):
     new = a.shape[dim] * strides[dim] if dim < a.ndim else 1
     return strided_array(a, a.shape[:dim] + (1,) + a.shape[dim:],
                          strides[:dim] + [new] + strides[dim:])
-
-
-def copy_array(a, strides):
-    """A copy of numpy array ``a`` laid out with ``strides``."""
-    out = empty_strided(a.shape, strides, a.dtype, like=a)
-    np.copyto(out, a)
-    return out

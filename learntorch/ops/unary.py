@@ -1,16 +1,20 @@
-"""Elementwise math on one tensor: exp, log, sqrt, sin, abs, floor, ... with their derivatives.
+"""Elementwise math on one tensor: exp, log, sqrt, sin, tan, abs, floor, ... with their derivatives.
 
-Each class is one derivative rule next to its forward.  Integer and bool
-inputs of floating functions compute in the default float dtype, as torch
-does.  Forwards run with numpy's floating-point warnings off (``Function.apply``
-switches them off around every forward, and the engine around every backward):
-log(0) = -inf, sqrt(-1) = nan and exp(1000) = inf are the answers (torch's too),
-not reasons for numpy to print a RuntimeWarning.
+Each class is one derivative rule next to its forward, and each forward is one call of
+the backend (``backends.current.log(a)``, ...).  Integer and bool inputs of floating
+functions compute in the default float dtype, as torch does.  Forwards run with
+numpy's floating-point warnings off (``Function.apply`` switches them off around
+every forward, and the engine around every backward): log(0) = -inf, sqrt(-1) = nan
+and exp(1000) = inf are the answers (torch's too), not reasons for numpy to print a
+RuntimeWarning.
 """
+import math
+
 import numpy as np
 
 from .. import backends
 from .._tensor import Tensor
+from .._type_info import finfo
 from ..autograd.function import Function
 from ._helpers import float_array, wrap
 
@@ -36,7 +40,7 @@ class Neg(Function):
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
-        return wrap(np.negative(x._data))
+        return wrap(backends.current.neg(x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -58,154 +62,231 @@ class Exp(Function):
         return grad * y
 
 
-class Log(Function):
-    node_name = "LogBackward0"
+class _OfInput(Function):
+    """A floating function of x (the backend's ``method``) whose derivative rule is
+    written with x: ``derivative_of(grad, x)`` is grad times f'(x)."""
 
-    @staticmethod
-    def forward(ctx, x):
+    method = None
+
+    @classmethod
+    def forward(cls, ctx, x):
         ctx.save_for_backward(x)
-        return wrap(np.log(float_array(x)))
+        return wrap(getattr(backends.current, cls.method)(float_array(x)))
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        x, = ctx.saved_tensors
+        return cls.derivative_of(grad, x)
+
+
+class Log(_OfInput):
+    node_name, method = "LogBackward0", "log"
 
     @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
+    def derivative_of(grad, x):
         return grad / x
 
 
-class Log2(Function):
-    node_name = "Log2Backward0"
+class Log2(_OfInput):
+    node_name, method = "Log2Backward0", "log2"
 
     @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(np.log2(float_array(x)))
+    def derivative_of(grad, x):
+        return grad / (x * math.log(2.0))
+
+
+class Log10(_OfInput):
+    node_name, method = "Log10Backward0", "log10"
 
     @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad / (x * float(np.log(2.0)))
+    def derivative_of(grad, x):
+        return grad / (x * math.log(10.0))
 
 
-class Log10(Function):
-    node_name = "Log10Backward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(np.log10(float_array(x)))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad / (x * float(np.log(10.0)))
-
-
-class Log1p(Function):
+class Log1p(_OfInput):
     """log(1 + x), accurate for tiny x where 1 + x would round to 1."""
 
-    node_name = "Log1PBackward0"
+    node_name, method = "Log1PBackward0", "log1p"
 
     @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(np.log1p(float_array(x)))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
+    def derivative_of(grad, x):
         return grad / (x + 1)
 
 
-class Expm1(Function):
-    """e^x - 1, accurate for tiny x."""
-
-    node_name = "Expm1Backward0"
+class Sin(_OfInput):
+    node_name, method = "SinBackward0", "sin"
 
     @staticmethod
-    def forward(ctx, x):
-        y = wrap(np.expm1(float_array(x)))
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return grad * (y + 1)  # d(e^x - 1)/dx = e^x = y + 1
-
-
-class Sqrt(Function):
-    node_name = "SqrtBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        y = wrap(np.sqrt(float_array(x)))
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return grad / (2 * y)  # d sqrt(x) = 1 / (2 sqrt(x))
-
-
-class Rsqrt(Function):
-    node_name = "RsqrtBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        a = float_array(x)
-        y = wrap((1 / np.sqrt(a)).astype(a.dtype, copy=False))
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return -0.5 * grad * y * y * y  # d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
-
-
-class Reciprocal(Function):
-    node_name = "ReciprocalBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        a = float_array(x)
-        y = wrap(np.reciprocal(a))
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return -grad * y * y  # d (1/x) = -1/x^2 = -y^2
-
-
-class Sin(Function):
-    node_name = "SinBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return wrap(np.sin(float_array(x)))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
+    def derivative_of(grad, x):
         return grad * x.cos()
 
 
-class Cos(Function):
-    node_name = "CosBackward0"
+class Cos(_OfInput):
+    node_name, method = "CosBackward0", "cos"
 
     @staticmethod
-    def forward(ctx, x):
+    def derivative_of(grad, x):
+        return -grad * x.sin()
+
+
+class Asin(_OfInput):
+    node_name, method = "AsinBackward0", "asin"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * (1 - x * x).rsqrt()  # 1 / sqrt(1 - x^2)
+
+
+class Acos(_OfInput):
+    node_name, method = "AcosBackward0", "acos"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * -(1 - x * x).rsqrt()
+
+
+class Atan(_OfInput):
+    node_name, method = "AtanBackward0", "atan"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad / (x * x + 1)
+
+
+class Sinh(_OfInput):
+    node_name, method = "SinhBackward0", "sinh"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * x.cosh()
+
+
+class Cosh(_OfInput):
+    node_name, method = "CoshBackward0", "cosh"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * x.sinh()
+
+
+class Asinh(_OfInput):
+    node_name, method = "AsinhBackward0", "asinh"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * (x * x + 1).rsqrt()
+
+
+class Acosh(_OfInput):
+    node_name, method = "AcoshBackward0", "acosh"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * (x * x - 1).rsqrt()
+
+
+class Atanh(_OfInput):
+    node_name, method = "AtanhBackward0", "atanh"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad / (1 - x * x)
+
+
+class Lgamma(_OfInput):
+    """log |Gamma(x)|, whose derivative is digamma."""
+
+    node_name, method = "LgammaBackward0", "lgamma"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * x.digamma()
+
+
+class Digamma(_OfInput):
+    """psi(x) = d lgamma(x)/dx, whose derivative is polygamma(1, x) (trigamma)."""
+
+    node_name, method = "DigammaBackward0", "digamma"
+
+    @staticmethod
+    def derivative_of(grad, x):
+        return grad * polygamma(1, x)
+
+
+class Polygamma(Function):
+    """The n-th derivative of digamma; its derivative is the (n+1)-th."""
+
+    node_name = "PolygammaBackward0"
+
+    @staticmethod
+    def forward(ctx, n, x):
+        ctx.n = n
         ctx.save_for_backward(x)
-        return wrap(np.cos(float_array(x)))
+        return wrap(backends.current.polygamma(n, float_array(x)))
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return -grad * x.sin()
+        return None, grad * polygamma(ctx.n + 1, x)
+
+
+class _OfOutput(Function):
+    """A floating function whose derivative is written with its output y."""
+
+    method = None
+
+    @classmethod
+    def forward(cls, ctx, x):
+        y = wrap(getattr(backends.current, cls.method)(float_array(x)))
+        ctx.save_for_backward(y)
+        return y
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        y, = ctx.saved_tensors
+        return cls.derivative_of(grad, y)
+
+
+class Expm1(_OfOutput):
+    """e^x - 1, accurate for tiny x."""
+
+    node_name, method = "Expm1Backward0", "expm1"
+
+    @staticmethod
+    def derivative_of(grad, y):
+        return grad * (y + 1)  # d(e^x - 1)/dx = e^x = y + 1
+
+
+class Sqrt(_OfOutput):
+    node_name, method = "SqrtBackward0", "sqrt"
+
+    @staticmethod
+    def derivative_of(grad, y):
+        return grad / (2 * y)  # d sqrt(x) = 1 / (2 sqrt(x))
+
+
+class Rsqrt(_OfOutput):
+    node_name, method = "RsqrtBackward0", "rsqrt"
+
+    @staticmethod
+    def derivative_of(grad, y):
+        return -0.5 * grad * y * y * y  # d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
+
+
+class Reciprocal(_OfOutput):
+    node_name, method = "ReciprocalBackward0", "reciprocal"
+
+    @staticmethod
+    def derivative_of(grad, y):
+        return -grad * y * y  # d (1/x) = -1/x^2 = -y^2
+
+
+class Tan(_OfOutput):
+    node_name, method = "TanBackward0", "tan"
+
+    @staticmethod
+    def derivative_of(grad, y):
+        return grad * (1 + y * y)  # d tan = 1 + tan^2
 
 
 class Abs(Function):
@@ -215,7 +296,7 @@ class Abs(Function):
     def forward(ctx, x):
         _not_for_bool(x, "abs")
         ctx.save_for_backward(x)
-        return wrap(np.abs(x._data))
+        return wrap(backends.current.abs(x._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -223,49 +304,75 @@ class Abs(Function):
         return grad * x.sign()  # sign(0) = 0: torch's choice of subgradient at the kink
 
 
+class Logit(Function):
+    """log(x / (1 - x)), the inverse of sigmoid; with ``eps``, x is first clamped to
+    [eps, 1 - eps] (and the gradient is 0 outside that range, as torch's)."""
+
+    node_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, eps):
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        return wrap(backends.current.logit(float_array(x), eps))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        g = grad / (x * (1 - x))
+        if ctx.eps is not None:
+            g = g.masked_fill((x < ctx.eps) | (x > 1 - ctx.eps), 0.0)
+        return g, None
+
+
+class NanToNum(Function):
+    """nan, +inf and -inf replaced by numbers; the gradient flows where x was finite."""
+
+    node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        ctx.save_for_backward(x)
+        return wrap(backends.current.nan_to_num(x._data, nan, posinf, neginf))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * x.isfinite(), None, None, None
+
+
 class _Piecewise(Function):
     """sign, floor, ceil, round, trunc: flat almost everywhere, so the gradient is zero."""
 
-    numpy_fn = None
+    method = None
 
     @classmethod
     def forward(cls, ctx, x):
-        return wrap(cls.numpy_fn(x._data))
+        return wrap(getattr(backends.current, cls.method)(x._data))
 
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
 
 
-def _sign(a):
-    """-1, 0 or 1; torch gives 0 for nan (numpy gives nan)."""
-    s = np.sign(a)
-    return np.where(np.isnan(a), 0, s).astype(a.dtype, copy=False) if a.dtype.kind == "f" else s
-
-
 class Sign(_Piecewise):
-    node_name = "SignBackward0"
-    numpy_fn = staticmethod(_sign)
+    node_name, method = "SignBackward0", "sign"  # 0 for nan, as torch
 
 
 class Floor(_Piecewise):
-    node_name = "FloorBackward0"
-    numpy_fn = staticmethod(np.floor)
+    node_name, method = "FloorBackward0", "floor"
 
 
 class Ceil(_Piecewise):
-    node_name = "CeilBackward0"
-    numpy_fn = staticmethod(np.ceil)
+    node_name, method = "CeilBackward0", "ceil"
 
 
 class Trunc(_Piecewise):
-    node_name = "TruncBackward0"
-    numpy_fn = staticmethod(np.trunc)
+    node_name, method = "TruncBackward0", "trunc"
 
 
 class Round(_Piecewise):
-    node_name = "RoundBackward0"
-    numpy_fn = staticmethod(np.round)  # half to even, like torch
+    node_name, method = "RoundBackward0", "round"  # half to even, like torch
 
 
 class RoundDecimals(Function):
@@ -273,7 +380,7 @@ class RoundDecimals(Function):
 
     @staticmethod
     def forward(ctx, x, decimals):
-        return wrap(np.round(x._data, decimals))
+        return wrap(backends.current.round(x._data, decimals))
 
     @staticmethod
     def backward(ctx, grad):
@@ -285,7 +392,7 @@ def _integer_passthrough(fn, x, name):
     _check_tensor(x, name)
     if not x._dtype.is_floating_point:
         _not_for_bool(x, name + "_vml")
-        return Tensor._wrap(x._data.copy())
+        return Tensor._wrap(backends.current.copy(x._data))
     return fn.apply(x)
 
 
@@ -311,13 +418,51 @@ rsqrt = _unary(Rsqrt, "rsqrt")
 reciprocal = _unary(Reciprocal, "reciprocal")
 sin = _unary(Sin, "sin")
 cos = _unary(Cos, "cos")
+tan = _unary(Tan, "tan")
+asin = arcsin = _unary(Asin, "asin")
+acos = arccos = _unary(Acos, "acos")
+atan = arctan = _unary(Atan, "atan")
+sinh = _unary(Sinh, "sinh")
+cosh = _unary(Cosh, "cosh")
+asinh = arcsinh = _unary(Asinh, "asinh")
+acosh = arccosh = _unary(Acosh, "acosh")
+atanh = arctanh = _unary(Atanh, "atanh")
+lgamma = _unary(Lgamma, "lgamma")
+digamma = _unary(Digamma, "digamma")
 abs = absolute = _unary(Abs, "abs")
+
+
+def polygamma(n, input):
+    """The n-th derivative of ``digamma`` (n >= 0), elementwise."""
+    _check_tensor(input, "polygamma")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n}); n is the "
+                           "order of the derivative of digamma, 0, 1, 2, ...")
+    return Polygamma.apply(int(n), input)
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)): the inverse of sigmoid (``eps`` clamps p to [eps, 1 - eps] first)."""
+    _check_tensor(input, "logit")
+    return Logit.apply(input, None if eps is None else float(eps))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan becomes ``nan``, +inf ``posinf`` and -inf ``neginf`` (by default the largest and
+    lowest finite values of the dtype); integer tensors come back as a copy."""
+    _check_tensor(input, "nan_to_num")
+    if not input._dtype.is_floating_point:
+        return Tensor._wrap(backends.current.copy(input._data))
+    info = finfo(input._dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    return NanToNum.apply(input, float(nan), float(posinf), float(neginf))
 
 
 def sign(input):
     _check_tensor(input, "sign")
     if input._dtype.name == "bool":  # sign of True/False is itself
-        return Tensor._wrap(input._data.copy())
+        return Tensor._wrap(backends.current.copy(input._data))
     return Sign.apply(input)
 
 
@@ -331,6 +476,9 @@ def ceil(input):
 
 def trunc(input):
     return _integer_passthrough(Trunc, input, "trunc")
+
+
+fix = trunc
 
 
 def round(input, *, decimals=0):

@@ -8,10 +8,11 @@
 
 Files, one idea each: ``optimizer.py`` (the base class: parameter groups,
 state, checkpoints), one file per algorithm (``sgd.py``, ``adam.py``,
-``adamw.py``, ``rmsprop.py``, ``adagrad.py``) whose ``*_update`` function is the
-algorithm on numpy arrays, ``_kernels.py`` (the same updates fused into one
-Numba loop each), ``_fused.py`` (which of the two runs), and
-``lr_scheduler.py``.
+``adamw.py``, ``rmsprop.py``, ``adagrad.py``: its options and state), and
+``lr_scheduler/``.  The update of one parameter is a method of the backend
+(``backends.current.sgd_update``, ...): torch's formula written once in numpy
+(``backends/numpy_families/optim.py``), which the Numba and CUDA backends
+replace with one fused kernel per algorithm.
 """
 from .optimizer import Optimizer
 from .sgd import SGD

@@ -1,7 +1,8 @@
 """``Adagrad``: a per-element step size that shrinks with the sum of all past squared gradients.
 
-``adagrad_update`` below is torch's ``_single_tensor_adagrad`` (dense gradients)
-line for line, on numpy arrays.  With ``g`` the gradient and ``t`` the step count:
+The update itself is the backend's ``adagrad_update`` (``backends/numpy_families/optim.py``),
+torch's ``_single_tensor_adagrad`` (dense gradients) line for line.  With ``g`` the
+gradient and ``t`` the step count:
 
     g <- -g                                  if maximize
     g <- g + wd * p                          if wd != 0
@@ -15,8 +16,8 @@ Adagrad suits sparse features -- and why its steps eventually fade out
 """
 import numpy as np
 
+from .. import backends
 from .._tensor import Tensor
-from . import _fused
 from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, new_step, scalar)
 
 
@@ -46,6 +47,7 @@ class Adagrad(Optimizer):
     def _init_state(self, p, initial_accumulator_value, fused):
         state = self.state[p]
         state["step"] = new_step(fused)
+        # (like torch.full_like: the parameter's shape, dtype, device and memory layout)
         state["sum"] = Tensor._wrap(np.full_like(p._data, initial_accumulator_value))
 
     def _update(self, p, group):
@@ -56,23 +58,7 @@ class Adagrad(Optimizer):
         lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
         wd, maximize = group["weight_decay"], bool(group["maximize"])
         state_sum = state["sum"]
-        arrays = [p._data, p.grad._data, state_sum._data]
-        if _fused.wanted("adagrad", group["fused"], arrays):
-            _fused.run("adagrad", *arrays, clr=lr / (1 + (step - 1) * lr_decay), eps=eps,
-                       weight_decay=wd, maximize=maximize)
-        else:
-            adagrad_update(*arrays, step=step, lr=lr, lr_decay=lr_decay, weight_decay=wd,
-                           eps=eps, maximize=maximize)
+        backends.current.adagrad_update(p._data, p.grad._data, state_sum._data, step=step, lr=lr,
+                                        lr_decay=lr_decay, weight_decay=wd, eps=eps,
+                                        maximize=maximize, fused=group["fused"])
         changed(p, state_sum)
-
-
-def adagrad_update(param, grad, state_sum, *, step, lr, lr_decay, weight_decay, eps, maximize):
-    """One Adagrad step on numpy arrays (``step`` already counts this one)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + weight_decay * param
-    clr = lr / (1 + (step - 1) * lr_decay)
-    state_sum += grad * grad
-    std = np.sqrt(state_sum) + eps
-    param += -clr * grad / std

@@ -1,7 +1,8 @@
 """``Adam``: momentum plus a per-element step size from a running mean of squared gradients.
 
-``adam_update`` below is torch's single-tensor ``_single_tensor_adam`` line for
-line, on numpy arrays.  With ``g`` the gradient and ``t`` the step count:
+The update itself is the backend's ``adam_update`` (``backends/numpy_families/optim.py``),
+torch's single-tensor ``_single_tensor_adam`` line for line.  With ``g`` the gradient
+and ``t`` the step count:
 
     g <- -g                                   if maximize
     p <- p * (1 - lr * wd)                    if wd != 0 and decoupled  (AdamW)
@@ -12,14 +13,13 @@ line, on numpy arrays.  With ``g`` the gradient and ``t`` the step count:
     p <- p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
 The two ``1 - beta**t`` factors undo the bias of m and v towards their zero
-start.  Large parameters are updated by one fused Numba kernel (``_fused.py``).
+start.  This file keeps the options and the state; the Numba backend updates large
+parameters with one fused kernel.
 """
-import numpy as np
-
+from .. import backends
 from .._tensor import Tensor
-from . import _fused
-from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, lerp_, new_step,
-                        scalar, zeros_state)
+from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, new_step, scalar,
+                        zeros_state)
 
 
 class Adam(Optimizer):
@@ -57,53 +57,15 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_state(p)
         step = increment(state["step"])
-        lr, eps, wd = scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = (scalar(b) for b in group["betas"])
-        amsgrad, maximize = bool(group["amsgrad"]), bool(group["maximize"])
-        decoupled = bool(group["decoupled_weight_decay"])
+        amsgrad = bool(group["amsgrad"])
         buffers = [state["exp_avg"], state["exp_avg_sq"]]
         if amsgrad:
             buffers.append(state["max_exp_avg_sq"])
-        arrays = [p._data, p.grad._data] + [b._data for b in buffers]
-
-        if _fused.wanted("adam", group["fused"], arrays):
-            weight = p._data.dtype.type(1 - beta1)
-            _fused.run("adam", *arrays, *([None] if not amsgrad else []),
-                       decay=1 - lr * wd, weight_decay=wd, lerp_weight=weight,
-                       lerp_complement=1 - weight, beta2=beta2, one_minus_beta2=1 - beta2,
-                       bias_correction2_sqrt=(1 - beta2 ** step) ** 0.5, eps=eps,
-                       step_size=-(lr / (1 - beta1 ** step)), amsgrad=amsgrad,
-                       maximize=maximize, decoupled=decoupled)
-        else:
-            adam_update(*arrays, *([None] if not amsgrad else []), step=step, lr=lr,
-                        beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd, amsgrad=amsgrad,
-                        maximize=maximize, decoupled_weight_decay=decoupled)
+        backends.current.adam_update(
+            p._data, p.grad._data, *[b._data for b in buffers], *([None] if not amsgrad else []),
+            step=step, lr=scalar(group["lr"]), beta1=beta1, beta2=beta2, eps=group["eps"],
+            weight_decay=group["weight_decay"], amsgrad=amsgrad,
+            maximize=bool(group["maximize"]),
+            decoupled_weight_decay=bool(group["decoupled_weight_decay"]), fused=group["fused"])
         changed(p, *buffers)
-
-
-def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, *, step, lr, beta1, beta2,
-                eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
-    """One Adam step on numpy arrays (``step`` already counts this one); ``grad`` is not written."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled_weight_decay:
-            param *= 1 - lr * weight_decay
-        else:
-            grad = grad + weight_decay * param
-
-    lerp_(exp_avg, grad, 1 - beta1)
-    exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * grad * grad
-
-    bias_correction1 = 1 - beta1 ** step
-    bias_correction2 = 1 - beta2 ** step
-    step_size = lr / bias_correction1
-    bias_correction2_sqrt = bias_correction2 ** 0.5
-
-    if amsgrad:
-        np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-        denom = np.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
-    else:
-        denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-    param += -step_size * exp_avg / denom

@@ -365,10 +365,9 @@ def new_step(fused=None):
 
 
 def increment(step_t):
-    """``step_t += 1``; returns the new count as a Python float."""
-    step_t._data += 1
-    step_t._version_counter[0] += 1
-    return float(step_t._data)
+    """``step_t += 1`` (under no_grad, as every update); returns the new count as a float."""
+    step_t.add_(1)
+    return step_t.item()
 
 
 def zeros_state(p):
@@ -380,20 +379,6 @@ def changed(*tensors):
     """Record an in-place update of each tensor (autograd's version counters see it)."""
     for t in tensors:
         t._version_counter[0] += 1
-
-
-def lerp_(start, end, weight):
-    """``start.lerp_(end, weight)`` on numpy arrays, with torch's two formulas.
-
-    Both are ``start + weight * (end - start)`` in exact arithmetic; torch uses
-    the second one for weights of 0.5 and above so that ``weight=1`` gives
-    exactly ``end``.
-    """
-    weight = start.dtype.type(weight)  # torch casts the weight to the tensor's dtype first
-    if abs(weight) < 0.5:
-        start += weight * (end - start)
-    else:
-        np.subtract(end, (end - start) * (1 - weight), out=start)
 
 
 Optimizer.step = _with_step_hooks(Optimizer.step)  # subclasses' own steps are wrapped on definition

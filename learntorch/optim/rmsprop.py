@@ -1,7 +1,7 @@
 """``RMSprop``: divide each gradient by a running root-mean-square of its recent values.
 
-``rmsprop_update`` below is torch's ``_single_tensor_rmsprop`` line for line, on
-numpy arrays.  With ``g`` the gradient:
+The update itself is the backend's ``rmsprop_update`` (``backends/numpy_families/optim.py``),
+torch's ``_single_tensor_rmsprop`` line for line.  With ``g`` the gradient:
 
     g <- -g                                  if maximize
     g <- g + wd * p                          if wd != 0
@@ -13,14 +13,11 @@ numpy arrays.  With ``g`` the gradient:
 
 ``centered`` subtracts the squared mean, so that ``d`` estimates the gradient's
 standard deviation rather than its root mean square.  torch's RMSprop has no
-``fused`` option; large parameters use the fused kernel whenever it pays
-(``_fused.py``).
+``fused`` option; the Numba backend uses its fused kernel whenever it pays.
 """
-import numpy as np
-
-from . import _fused
-from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, lerp_, new_step,
-                        scalar, zeros_state)
+from .. import backends
+from .optimizer import (Optimizer, changed, check_fused, check_lr, increment, new_step, scalar,
+                        zeros_state)
 
 
 class RMSprop(Optimizer):
@@ -58,47 +55,9 @@ class RMSprop(Optimizer):
         square_avg = state["square_avg"]
         grad_avg = state["grad_avg"] if centered else None
         buf = state["momentum_buffer"] if momentum > 0 else None
-        buffers = [t for t in (square_avg, grad_avg, buf) if t is not None]
-        arrays = [p._data, p.grad._data] + [t._data for t in buffers]
-
-        if _fused.wanted("rmsprop", None, arrays):
-            weight = p._data.dtype.type(1 - alpha)
-            _fused.run("rmsprop", p._data, p.grad._data, square_avg._data,
-                       None if grad_avg is None else grad_avg._data,
-                       None if buf is None else buf._data,
-                       lr=lr, alpha=alpha, one_minus_alpha=1 - alpha, lerp_weight=weight,
-                       lerp_complement=1 - weight, eps=eps, weight_decay=wd, momentum=momentum,
-                       centered=centered, maximize=maximize)
-        else:
-            rmsprop_update(p._data, p.grad._data, square_avg._data,
-                           None if grad_avg is None else grad_avg._data,
-                           None if buf is None else buf._data, lr=lr, alpha=alpha, eps=eps,
-                           weight_decay=wd, momentum=momentum, centered=centered,
-                           maximize=maximize)
-        changed(p, *buffers)
-
-
-def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, *, lr, alpha, eps,
-                   weight_decay, momentum, centered, maximize):
-    """One RMSprop step on numpy arrays; ``grad_avg``/``momentum_buffer`` are None when unused."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + weight_decay * param
-
-    square_avg *= alpha
-    square_avg += (1 - alpha) * grad * grad
-
-    if centered:
-        lerp_(grad_avg, grad, 1 - alpha)
-        avg = np.sqrt(square_avg - grad_avg * grad_avg)
-    else:
-        avg = np.sqrt(square_avg)
-    avg += eps
-
-    if momentum > 0:
-        momentum_buffer *= momentum
-        momentum_buffer += grad / avg
-        param -= lr * momentum_buffer
-    else:
-        param += -lr * grad / avg
+        backends.current.rmsprop_update(
+            p._data, p.grad._data, square_avg._data,
+            None if grad_avg is None else grad_avg._data, None if buf is None else buf._data,
+            lr=lr, alpha=alpha, eps=eps, weight_decay=wd, momentum=momentum, centered=centered,
+            maximize=maximize)
+        changed(p, *[t for t in (square_avg, grad_avg, buf) if t is not None])

@@ -1,8 +1,8 @@
 """``SGD``: stochastic gradient descent, optionally with momentum (heavy-ball or Nesterov).
 
-The whole algorithm is ``sgd_update`` below, written on numpy arrays line for
-line as torch's single-tensor ``_single_tensor_sgd``, so both libraries give
-the same numbers step for step.  With ``g`` the gradient:
+The update itself is the backend's ``sgd_update`` (``backends/numpy_families/optim.py``),
+torch's single-tensor ``_single_tensor_sgd`` line for line, so both libraries give the
+same numbers step for step.  With ``g`` the gradient:
 
     g <- -g                              if maximize
     g <- g + weight_decay * p            if weight_decay != 0   (L2 penalty)
@@ -10,13 +10,11 @@ the same numbers step for step.  With ``g`` the gradient:
     g <- g + momentum * b  (nesterov)    or   g <- b            if momentum != 0
     p <- p - lr * g
 
-Large parameters are updated by one fused Numba kernel instead (see
-``_fused.py``), which computes the same formula in one pass.
+This file keeps the options and the state (the momentum buffer); the Numba backend
+updates large parameters with one fused kernel computing the same formula in one pass.
 """
-import numpy as np
-
+from .. import backends
 from .._tensor import Tensor
-from . import _fused
 from .optimizer import Optimizer, changed, check_fused, check_lr, scalar
 
 
@@ -40,50 +38,13 @@ class SGD(Optimizer):
         momentum = group["momentum"]
         state = self.state[p] if momentum != 0 else {}  # plain SGD keeps no state
         buf = state.get("momentum_buffer")
-        first = momentum != 0 and buf is None  # the buffer starts as the first gradient
-        options = dict(lr=scalar(group["lr"]), weight_decay=group["weight_decay"],
-                       momentum=momentum, dampening=group["dampening"],
-                       nesterov=bool(group["nesterov"]), maximize=bool(group["maximize"]))
-        arrays = [p._data, p.grad._data] + ([] if buf is None else [buf._data])
-
-        if _fused.wanted("sgd", group["fused"], arrays):
-            if first:
-                buf = Tensor._wrap(np.empty_like(p.grad._data))  # the kernel fills it
-            dampening = options.pop("dampening")
-            _fused.run("sgd", p._data, p.grad._data, None if buf is None else buf._data,
-                       one_minus_dampening=1 - dampening, first=first, **options)
-        else:
-            new_buf = sgd_update(p._data, p.grad._data, None if buf is None else buf._data,
-                                 **options)
-            if first:
-                buf = Tensor._wrap(new_buf)
+        new_buf = backends.current.sgd_update(
+            p._data, p.grad._data, None if buf is None else buf._data, lr=scalar(group["lr"]),
+            weight_decay=group["weight_decay"], momentum=momentum,
+            dampening=group["dampening"], nesterov=bool(group["nesterov"]),
+            maximize=bool(group["maximize"]), fused=group["fused"])
         changed(p)
         if buf is not None:
-            if not first:
-                changed(buf)
-            state["momentum_buffer"] = buf
-
-
-def sgd_update(param, grad, momentum_buffer, *, lr, weight_decay, momentum, dampening,
-               nesterov, maximize):
-    """One SGD step on numpy arrays: ``param`` (and the buffer) change in place, ``grad`` never.
-
-    ``momentum_buffer`` is None on the first step with momentum; the new buffer
-    is returned (None without momentum).
-    """
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + weight_decay * param
-    if momentum != 0:
-        if momentum_buffer is None:
-            momentum_buffer = grad.copy(order="K")
-        else:
-            momentum_buffer *= momentum
-            momentum_buffer += (1 - dampening) * grad
-        if nesterov:
-            grad = grad + momentum * momentum_buffer
-        else:
-            grad = momentum_buffer
-    param -= lr * grad
-    return momentum_buffer
+            changed(buf)
+        elif new_buf is not None:  # the first step with momentum: the buffer starts as g
+            state["momentum_buffer"] = Tensor._wrap(new_buf)

@@ -1,9 +1,9 @@
 """The Numba col2im kernel against numpy's col2im, over every kind of window geometry.
 
 col2im is the backward of the convolution's window copy: the kernel must give
-numpy's values (up to the order of float additions) for any stride, dilation,
-padding before/after and ceil-mode-style windows hanging over the edge, and the
-convolution's input gradient must still match torch's when it runs.
+numpy's values for any stride, dilation, padding before/after and ceil-mode-style
+windows hanging over the edge (bit for bit: it adds the taps in numpy's order), and
+the convolution's input gradient must still match torch's when it runs.
 """
 import numpy as np
 import pytest
@@ -11,10 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import learntorch
-from learntorch.backends.numba_cpu.loader import kernels, layer_kernel_serves
-from learntorch.nn._functional import im2col as im2col_module
-from learntorch.nn._functional.im2col import Geometry, col2im
+from learntorch.backends import NumbaBackend, NumpyBackend
+from learntorch.backends.geometry import Geometry
+from learntorch.backends.numba_cpu import conv_backend
+from learntorch.backends.numba_cpu.loader import kernels
 from window_geometries import window_geometries
+
+col2im = NumpyBackend().col2im   # the reference
 
 torch = pytest.importorskip("torch")
 
@@ -37,22 +40,20 @@ def kernel_col2im(cols, g):
 def test_kernel_adds_every_window_entry_back_where_numpys_col2im_does(case, dtype):
     g, planes = case
     cols = np.random.default_rng(0).standard_normal(planes + g.kernel + g.out).astype(dtype)
-    with learntorch.backends.use("numpy"):  # numpy's col2im: the reference
-        expected = col2im(cols, g)
+    expected = col2im(cols, g)
     got = kernel_col2im(cols, g)
     assert got.dtype == dtype
-    np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == np.float32 else 1e-13,
-                               atol=1e-6 if dtype == np.float32 else 1e-13)
+    np.testing.assert_array_equal(got, expected)   # the same additions in the same order
 
 
 def test_col2im_runs_the_kernel_for_large_float_arrays_only(monkeypatch):
     g = Geometry((14, 14), (3, 3), (1, 1), (1, 1), (1, 1), (14, 14))
     big = np.ones((4, 8, 3, 3, 14, 14), np.float32)
-    assert layer_kernel_serves(big, im2col_module.COL2IM_KERNEL_MIN_SIZE)
-    assert not layer_kernel_serves(big[:1, :1, :1, :1], im2col_module.COL2IM_KERNEL_MIN_SIZE)
-    assert not layer_kernel_serves(big.astype(np.float16), 0)
-    with learntorch.backends.use("numpy"):
-        assert not layer_kernel_serves(big, 0)
+    backend = NumbaBackend()
+    serves = backend._layer_kernel_serves
+    assert big.size >= backend.layer_min_sizes["col2im"] and serves("col2im", big)
+    assert not serves("col2im", big[:1, :1, :1, :1])      # small: numpy
+    assert not serves("col2im", big.astype(np.float16))   # float16: numpy
     calls = []
     real = kernels("col2im_kernels")
 
@@ -61,9 +62,11 @@ def test_col2im_runs_the_kernel_for_large_float_arrays_only(monkeypatch):
         def col2im(*args):
             calls.append(args[0].shape)
             return real.col2im(*args)
-    monkeypatch.setattr(im2col_module, "kernels", lambda family: Spy)
-    dx = col2im(big, g)
+    monkeypatch.setattr(conv_backend, "kernels", lambda family: Spy)
+    dx = backend.col2im(big, g)
     assert calls == [(32, 3, 3, 14, 14)]
+    backend.col2im(big[:1, :1, :1, :1], g)
+    assert len(calls) == 1
     # interior pixels are covered by all nine taps, corners by four
     assert dx[0, 0, 5, 5] == 9 and dx[0, 0, 0, 0] == 4 and dx.flags["C_CONTIGUOUS"]
 
@@ -82,7 +85,7 @@ def test_convolution_input_gradient_with_the_kernel_matches_torch(stride, paddin
     ref = torch.nn.functional.conv2d(theirs, torch.tensor(w), None, stride, padding, dilation,
                                      groups)
     g = rng.standard_normal(tuple(ref.shape)).astype(np.float32)
-    assert 6 * 8 * 9 * int(np.prod(ref.shape[2:])) >= im2col_module.COL2IM_KERNEL_MIN_SIZE
+    assert 6 * 8 * 9 * int(np.prod(ref.shape[2:])) >= NumbaBackend.layer_min_sizes["col2im"]
     out.backward(learntorch.tensor(g))
     ref.backward(torch.tensor(g))
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-4, atol=1e-4)

@@ -9,9 +9,10 @@ import learntorch
 from learntorch.backends.numba_cpu import NumbaBackend, loader
 
 FAMILIES = ("activations", "arithmetic", "reduction", "softmax", "teaching_matmul",
-            "pool_kernels", "col2im_kernels", "cross_entropy")
-# serial by design: a classifier's batch is far too small to repay waking a second thread
-SERIAL_FAMILIES = ("cross_entropy",)
+            "pool_kernels", "col2im_kernels", "cross_entropy", "optim_kernels")
+# serial by design: a classifier's batch is far too small to repay waking a second thread,
+# and an optimizer update is memory-bound (and must stay safe in forked processes)
+SERIAL_FAMILIES = ("cross_entropy", "optim_kernels")
 
 
 def dispatchers():
@@ -58,8 +59,10 @@ def test_warmup_compiles_every_kernel_for_float32_and_float64_when_asked():
 
 def test_warmup_by_default_compiles_the_kernels_the_active_backend_uses():
     layers = ["col2im_kernels.col2im", "cross_entropy.cross_entropy_rows",
-              "cross_entropy.cross_entropy_rows_backward", "pool_kernels.max_pool2d_2x2_forward",
-              "pool_kernels.max_pool2d_backward", "pool_kernels.max_pool2d_forward"]
+              "cross_entropy.cross_entropy_rows_backward", "optim_kernels.adagrad",
+              "optim_kernels.adam", "optim_kernels.rmsprop", "optim_kernels.sgd",
+              "pool_kernels.max_pool2d_2x2_forward", "pool_kernels.max_pool2d_backward",
+              "pool_kernels.max_pool2d_forward"]
     mine = NumbaBackend(min_sizes={op: None for op in NumbaBackend.min_sizes} | {"gelu": 10})
     with learntorch.backends.use(mine):
         assert learntorch.backends.warmup() == ["activations.gelu"] + layers

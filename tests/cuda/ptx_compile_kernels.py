@@ -236,15 +236,14 @@ def conv_signatures():
     window = (INT,) * 10  # kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo
     jobs = []
     for dtype in FLOATS:
-        forward, input_grad, weight_grad, bias_grad = conv.kernels(dtype)
+        forward, input_grad, weight_grad = conv.kernels(dtype)
         a = array(dtype)
         jobs += [
             (str(dtype), forward, (a, a, a, BOOL, a) + (INT,) * 5 + window + (INT,)),
             (str(dtype), input_grad, (a, a, a) + (INT,) * 5 + window + (INT,)),
             (str(dtype), weight_grad, (a, a, a) + (INT,) * 6 + window + (INT,)),
-            (str(dtype), bias_grad, (a, a, INT, INT, INT)),
         ]
-        # im2col / col2im (create_graph=True): image height and width, then the window
+        # im2col / col2im (F.unfold / F.fold): image height and width, then the window
         im2col, col2im = conv.window_kernels(dtype)
         jobs += [(str(dtype), im2col, (a, a, INT, INT) + window + (INT,)),
                  (str(dtype), col2im, (a, a, INT, INT) + window + (INT,))]

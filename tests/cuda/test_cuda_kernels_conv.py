@@ -1,5 +1,5 @@
-"""The CUDA convolution kernels (forward, input / weight / bias gradients, im2col / col2im)
-match the CPU's.
+"""The CUDA backend's convolution methods (forward, input / weight gradients, im2col /
+col2im, with their kernels) match the CPU's.
 
 Oracle: the CPU ``F.conv2d`` with autograd (tested against torch in
 ``tests/nn``), for the output and all three gradients, over every window
@@ -11,11 +11,14 @@ import pytest
 
 import learntorch
 import learntorch.nn.functional as F
+from learntorch.backends import NumpyBackend
 from learntorch.backends.cuda import conv as cuda_conv
 from learntorch.backends.cuda.array import CudaArray
+from learntorch.backends.cuda.backend import cuda_backend
 from learntorch.nn._functional.conv import _geometry
-from learntorch.nn._functional.im2col import col2im, im2col
 from cuda_compare import check, same
+
+im2col, col2im = NumpyBackend().im2col, NumpyBackend().col2im  # the cpu reference
 
 # (stride, padding, dilation, groups): each option alone, then all of them together
 CASES = {
@@ -44,9 +47,10 @@ def test_gradient_kernels_are_the_adjoints_of_the_forward_kernel():
     x, w = _rand(2, 4, 7, 6, dtype=np.float64), _rand(4, 2, 3, 2, seed=1, dtype=np.float64)
     g = _geometry_for(x, w, 2, 1, 2)
     xc, wc = CudaArray.from_host(x), CudaArray.from_host(w)
-    out = cuda_conv.forward(xc, wc, None, g, 2).copy_to_host()
+    out = cuda_backend.conv2d(xc, wc, None, g, 2).copy_to_host()
     y = _rand(*out.shape, seed=2, dtype=np.float64)
-    gx, gw, _ = cuda_conv.backward(CudaArray.from_host(y), xc, wc, g, 2, (True, True, False))
+    gx = cuda_backend.conv2d_backward_input(CudaArray.from_host(y), wc, g, 2)
+    gw = cuda_backend.conv2d_backward_weight(CudaArray.from_host(y), xc, g, 2)
     left = np.vdot(out, y)
     assert abs(left - np.vdot(x, gx.copy_to_host())) < 1e-12 * abs(left)
     assert abs(left - np.vdot(w, gw.copy_to_host())) < 1e-12 * abs(left)
@@ -64,43 +68,43 @@ def test_convolution_forward_and_gradients_match_the_cpu(case):
     stride, padding, dilation, groups = CASES[case]
     kernel = (2, 2) if case == "same_even_kernel" else (3, 3)
     x, w, b = _rand(2, 4, 7, 6), _rand(4, 4 // groups, *kernel, seed=1), _rand(4, seed=2)
-    cuda_args = [CudaArray.from_host(a) for a in (x, w, b)]
-    out = cuda_conv.conv2d(*cuda_args, stride, padding, dilation, groups)
+    xc, wc, bc = (CudaArray.from_host(a) for a in (x, w, b))
+    g = _geometry_for(x, w, stride, padding, dilation)
+    out = cuda_backend.conv2d(xc, wc, bc, g, groups)
     upstream = _rand(*out.shape, seed=3)
     want = _cpu_convolution(x, w, b, upstream, stride, padding, dilation, groups)
-    g = _geometry_for(x, w, stride, padding, dilation)
-    grads = cuda_conv.backward(CudaArray.from_host(upstream), cuda_args[0], cuda_args[1], g,
-                               groups)
+    uc = CudaArray.from_host(upstream)
+    grads = (cuda_backend.conv2d_backward_input(uc, wc, g, groups),
+             cuda_backend.conv2d_backward_weight(uc, xc, g, groups))
     for got, expected in zip((out,) + grads, want):
         assert got.shape == expected.shape and got.dtype == expected.dtype
         np.testing.assert_allclose(got.copy_to_host(), expected, rtol=1e-5, atol=1e-5)
 
 
-def test_float64_without_bias_and_only_the_wanted_gradients():
+def test_float64_without_bias_matches_the_cpu():
     x, w = _rand(1, 2, 5, 5, dtype=np.float64), _rand(3, 2, 3, 3, seed=1, dtype=np.float64)
     xc, wc = CudaArray.from_host(x), CudaArray.from_host(w)
-    out = cuda_conv.conv2d(xc, wc, None, padding=1)
+    g = _geometry_for(x, w, 1, 1, 1)
+    out = cuda_backend.conv2d(xc, wc, None, g, 1)
     xt, wt = learntorch.tensor(x, requires_grad=True), learntorch.tensor(w)
     expected = F.conv2d(xt, wt, padding=1)
     np.testing.assert_allclose(out.copy_to_host(), expected.detach().numpy(), rtol=1e-12)
     upstream = _rand(*out.shape, seed=3, dtype=np.float64)
     expected.backward(learntorch.tensor(upstream))
-    gx, gw, gb = cuda_conv.backward(CudaArray.from_host(upstream), xc, wc,
-                                    _geometry_for(x, w, 1, 1, 1), 1, (True, False, False))
-    assert gw is None and gb is None
+    gx = cuda_backend.conv2d_backward_input(CudaArray.from_host(upstream), wc, g, 1)
     np.testing.assert_allclose(gx.copy_to_host(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
-def test_bad_operands_raise_with_shapes_and_the_fix():
-    x = CudaArray.from_host(_rand(1, 4, 5, 5))
-    with pytest.raises(RuntimeError, match=r"groups=2.*\[3, 3, 3, 3\].*6 channels"):
-        cuda_conv.conv2d(x, CudaArray.from_host(_rand(3, 3, 3, 3)), groups=2)
-    with pytest.raises(RuntimeError, match="float32.*float64.*weight.to"):
-        cuda_conv.conv2d(x, CudaArray.from_host(_rand(2, 4, 3, 3, dtype=np.float64)))
-    with pytest.raises(TypeError, match="CudaArrays, got ndarray"):
-        cuda_conv.conv2d(x, _rand(2, 4, 3, 3))
+def test_F_conv2d_on_cuda_tensors_checks_its_arguments_as_on_the_cpu():
+    x = learntorch.tensor(_rand(1, 4, 5, 5), device="cuda")
+    with pytest.raises(RuntimeError, match=r"groups=2.*\[2, 3, 3, 3\].*6 channels"):
+        F.conv2d(x, learntorch.tensor(_rand(2, 3, 3, 3), device="cuda"), groups=2)
+    with pytest.raises(RuntimeError, match="Input type.*weight type.*should be the same"):
+        F.conv2d(x, learntorch.tensor(_rand(2, 4, 3, 3, dtype=np.float64), device="cuda"))
+    with pytest.raises(RuntimeError, match="same device"):
+        F.conv2d(x, learntorch.tensor(_rand(2, 4, 3, 3)))
     with pytest.raises(RuntimeError, match="Kernel size can't be greater than actual input"):
-        cuda_conv.conv2d(x, CudaArray.from_host(_rand(2, 4, 6, 6)))
+        F.conv2d(x, learntorch.tensor(_rand(2, 4, 6, 6), device="cuda"))
 
 
 @pytest.mark.parametrize("case", ["all_together", "same_even_kernel"])
@@ -133,11 +137,11 @@ def test_im2col_and_col2im_kernels_match_the_cpu(case):
     kernel = (2, 2) if case == "same_even_kernel" else (3, 3)
     x = _rand(2, 3, 7, 6, dtype=np.float64)
     g = _geometry_for(x, _rand(1, 3, *kernel), stride, padding, dilation)
-    cols = cuda_conv.im2col(CudaArray.from_host(x), g)
+    cols = cuda_backend.im2col(CudaArray.from_host(x), g)
     assert cols.shape == (2, 3) + g.kernel + g.out
     np.testing.assert_array_equal(cols.copy_to_host(), im2col(x, g))
     y = _rand(*cols.shape, seed=4, dtype=np.float64)
-    back = cuda_conv.col2im(CudaArray.from_host(y), g)
+    back = cuda_backend.col2im(CudaArray.from_host(y), g)
     assert back.shape == x.shape
     np.testing.assert_allclose(back.copy_to_host(), col2im(y, g), rtol=1e-13, atol=1e-13)
     # adjoints: <im2col(x), y> = <x, col2im(y)>

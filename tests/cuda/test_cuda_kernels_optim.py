@@ -1,6 +1,6 @@
 """The fused SGD, Adam/AdamW, RMSprop and Adagrad kernels on the GPU match the CPU fused kernels.
 
-The oracle is ``learntorch.optim._fused.run`` on numpy copies: the CPU kernels,
+The oracle is ``numba_cpu.optim_backend.run_kernel`` on numpy copies: the CPU kernels,
 themselves checked bit for bit against the numpy updates, which match
 torch.optim step for step (``tests/optim``).  Each test runs several steps with
 a new gradient every step, so the momentum / moment buffers carry state.  In
@@ -15,7 +15,7 @@ import learntorch
 from learntorch.backends.cuda import optim_kernels
 from learntorch.backends.cuda.array import CudaArray
 from learntorch.backends.cuda.driver import simulated
-from learntorch.optim import _fused
+from learntorch.backends.numba_cpu.optim_backend import run_kernel
 
 N = 37  # two blocks of 32 simulated threads, the second one ragged
 STEPS = 3
@@ -59,7 +59,7 @@ def test_sgd_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
     with_buffer = options["momentum"] != 0
     for step, grad in enumerate(_gradients(dtype)):
         scalars = dict(options, lr=0.1, one_minus_dampening=1 - dampening, first=step == 0)
-        _fused.run("sgd", cpu_param, grad, cpu_buf if with_buffer else None, **scalars)
+        run_kernel("sgd", cpu_param, grad, cpu_buf if with_buffer else None, **scalars)
         optim_kernels.run("sgd", gpu_param, CudaArray.from_host(grad),
                           gpu_buf if with_buffer else None, **scalars)
         _assert_same(gpu_param.copy_to_host(), cpu_param)
@@ -95,7 +95,7 @@ def test_adam_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype):
     for step, grad in enumerate(_gradients(dtype), start=1):
         scalars = _adam_scalars(step, dtype, **options)
         extra = [] if options["amsgrad"] else [None]
-        _fused.run("adam", cpu[0], grad, *cpu[1:], *extra, **scalars)
+        run_kernel("adam", cpu[0], grad, *cpu[1:], *extra, **scalars)
         optim_kernels.run("adam", gpu[0], CudaArray.from_host(grad), *gpu[1:], *extra, **scalars)
         for g, c in zip(gpu, cpu):  # parameter, exp_avg, exp_avg_sq (, max_exp_avg_sq)
             _assert_same(g.copy_to_host(), c)
@@ -129,7 +129,7 @@ def test_rmsprop_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype
     gpu = {k: None if a is None else CudaArray.from_host(a) for k, a in cpu.items()}
     for grad in _gradients(dtype):
         scalars = _rmsprop_scalars(dtype, **options)
-        _fused.run("rmsprop", cpu["param"], grad, cpu["square_avg"], cpu["grad_avg"],
+        run_kernel("rmsprop", cpu["param"], grad, cpu["square_avg"], cpu["grad_avg"],
                    cpu["buf"], **scalars)
         optim_kernels.run("rmsprop", gpu["param"], CudaArray.from_host(grad), gpu["square_avg"],
                           gpu["grad_avg"], gpu["buf"], **scalars)
@@ -158,7 +158,7 @@ def test_adagrad_kernel_matches_the_cpu_kernel_over_several_steps(options, dtype
         # what ``optim.Adagrad._update`` hands the fused kernel: the decayed learning rate
         scalars = dict(clr=lr / (1 + (step - 1) * options["lr_decay"]), eps=1e-10,
                        weight_decay=options["weight_decay"], maximize=options["maximize"])
-        _fused.run("adagrad", cpu[0], grad, cpu[1], **scalars)
+        run_kernel("adagrad", cpu[0], grad, cpu[1], **scalars)
         optim_kernels.run("adagrad", gpu[0], CudaArray.from_host(grad), gpu[1], **scalars)
         for g, c in zip(gpu, cpu):
             _assert_same(g.copy_to_host(), c)
@@ -171,7 +171,7 @@ def test_amsgrad_keeps_a_nan_as_torch_maximum_does():
     options = dict(weight_decay=0.0, amsgrad=True, maximize=False, decoupled=False)
     for step, grad in enumerate(_gradients(np.float32, nan_at=5), start=1):
         scalars = _adam_scalars(step, np.float32, **options)
-        _fused.run("adam", cpu[0], grad, *cpu[1:], **scalars)
+        run_kernel("adam", cpu[0], grad, *cpu[1:], **scalars)
         optim_kernels.run("adam", gpu[0], CudaArray.from_host(grad), *gpu[1:], **scalars)
     max_sq = gpu[3].copy_to_host()
     assert np.isnan(max_sq[5]) and np.isfinite(np.delete(max_sq, 5)).all()
@@ -239,3 +239,38 @@ def test_optimizer_step_on_cuda_parameters_uses_the_kernel_and_matches_the_cpu(n
         if isinstance(value, learntorch.Tensor) and value.ndim:
             _assert_same(optimizers["cuda"].state[params["cuda"]][key].cpu().numpy(),
                          value.numpy())
+
+
+# ---------------------------------------------------------------- through the backend contract
+UPDATES = {  # backend method -> (state buffers, options)
+    "sgd_update": (1, dict(lr=0.1, weight_decay=0.1, momentum=0.9, dampening=0.2,
+                           nesterov=False, maximize=True)),
+    "adam_update": (3, dict(lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.1,
+                            amsgrad=True, maximize=False, decoupled_weight_decay=True)),
+    "rmsprop_update": (3, dict(lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.1, momentum=0.5,
+                               centered=True, maximize=False)),
+    "adagrad_update": (1, dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, eps=1e-10,
+                               maximize=True)),
+}
+
+
+@pytest.mark.parametrize("fused", [None, False])
+@pytest.mark.parametrize("method", sorted(UPDATES))
+def test_a_backend_update_of_cuda_arrays_runs_on_the_device_and_matches_the_numpy_update(
+        method, fused):
+    """``NumpyBackend.<update>`` hands cuda arrays to the CudaBackend: its kernel (fused=None)
+    or the numpy formula on the device (fused=False) -- the numbers of the host's formula."""
+    n_buffers, options = UPDATES[method]
+    rng = np.random.default_rng(6)
+    host = [rng.standard_normal(N).astype(np.float32)] + [  # state starts at 0, as in torch
+        np.zeros(N, np.float32) for _ in range(n_buffers)]
+    device = [CudaArray.from_host(a) for a in host]
+    reference = learntorch.backends.NumpyBackend()
+    for step, grad in enumerate(_gradients(np.float32), start=1):
+        extra = {} if method in ("sgd_update", "rmsprop_update") else {"step": step}
+        getattr(reference, method)(host[0], grad, *host[1:], **options, **extra)
+        getattr(reference, method)(device[0], CudaArray.from_host(grad), *device[1:], **options,
+                                   **extra, fused=fused)
+        assert all(isinstance(a, CudaArray) for a in device)
+        for d, h in zip(device, host):
+            _assert_same(d.copy_to_host(), h)

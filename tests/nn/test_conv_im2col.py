@@ -1,13 +1,18 @@
-"""im2col / col2im, the windows under convolution and pooling, against plain loops."""
+"""The backend's im2col / col2im, the windows under convolution and pooling, against plain
+loops; and their pair of Functions (``F.unfold`` / ``F.fold``) differentiated twice."""
 import numpy as np
 import pytest
 from hypothesis import given
 
 import learntorch
 from learntorch.autograd import gradcheck, gradgradcheck
-from learntorch.nn._functional.im2col import (Col2im, Geometry, Im2col, col2im, im2col,
-                                              output_size, windows, padded)
+from learntorch.backends.geometry import Geometry, output_size
+from learntorch.backends.numpy_families.conv import padded, windows
+from learntorch.nn._functional.fold import Col2im, Im2col
 from window_geometries import window_geometries
+
+_reference = learntorch.backends.NumpyBackend()
+im2col, col2im = _reference.im2col, _reference.col2im
 
 
 def geometries():
@@ -79,7 +84,7 @@ def test_the_pair_is_differentiable_twice(fn):
         t = learntorch.tensor(rng.standard_normal((2, 2, 4, 3)), requires_grad=True)
         f = lambda t: Im2col.apply(t, g) ** 2  # noqa: E731 -- squared: second derivative != 0
     else:
-        cols_shape = (2, 2, 2, 2, 3, 2)  # (N, C, kh, kw, Ho, Wo)
+        cols_shape = (2, 2 * 2 * 2, 3 * 2)  # (N, C*kh*kw, Ho*Wo)
         t = learntorch.tensor(rng.standard_normal(cols_shape), requires_grad=True)
         f = lambda t: Col2im.apply(t, g) ** 2  # noqa: E731
     assert gradcheck(f, (t,))

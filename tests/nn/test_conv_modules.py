@@ -1,5 +1,6 @@
-"""nn.Conv1d and nn.Conv2d against torch: parameters, default initialisation, repr,
-forward and gradients with torch's weights, errors; and the small CNN of the course."""
+"""nn.Conv1d, nn.Conv2d and their transposes against torch: parameters, default
+initialisation, repr, forward and gradients with torch's weights (padding modes included),
+errors; and the small CNN of the course."""
 import math
 
 import numpy as np
@@ -30,6 +31,12 @@ CONSTRUCTIONS = [
     ("Conv1d", (4, 8, 3), dict(stride=2, padding=1)),
     ("Conv1d", (2, 4, 3), dict(padding="same")),
     ("Conv1d", (2, 4, (3,)), dict(dilation=2, bias=False)),
+    ("Conv2d", (2, 4, 3), dict(padding=1, padding_mode="reflect")),
+    ("Conv2d", (2, 4, 3), dict(padding="same", padding_mode="circular")),
+    ("ConvTranspose2d", (3, 4, 3), {}),
+    ("ConvTranspose2d", (4, 6, (3, 2)), dict(stride=2, padding=(1, 0), output_padding=1,
+                                             groups=2, dilation=(1, 2), bias=False)),
+    ("ConvTranspose1d", (3, 4, 3), dict(stride=3, output_padding=2)),
 ]
 
 
@@ -76,6 +83,16 @@ LAYERS = [
     ("Conv2d", (3, 4, 3), dict(padding=1), (3, 6, 6)),                   # unbatched
     ("Conv1d", (3, 4, 3), dict(stride=2, padding=1), (2, 3, 9)),
     ("Conv1d", (4, 4, 3), dict(groups=4, padding="same"), (4, 7)),       # unbatched, depthwise
+    ("Conv2d", (3, 4, 3), dict(padding=(1, 2), padding_mode="reflect"), (2, 3, 6, 7)),
+    ("Conv2d", (3, 4, 3), dict(padding=1, padding_mode="replicate", stride=2), (2, 3, 6, 7)),
+    ("Conv2d", (2, 4, (2, 3)), dict(padding="same", padding_mode="circular"), (1, 2, 5, 6)),
+    ("Conv1d", (3, 4, 3), dict(padding=2, padding_mode="reflect"), (2, 3, 9)),
+    ("Conv1d", (3, 4, 3), dict(padding=1, padding_mode="circular"), (3, 9)),  # unbatched
+    ("ConvTranspose2d", (3, 4, 3), {}, (2, 3, 5, 6)),
+    ("ConvTranspose2d", (4, 6, (3, 2)), dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2),
+                                             groups=2, dilation=(2, 1)), (2, 4, 5, 4)),
+    ("ConvTranspose2d", (3, 2, 4), dict(stride=2, padding=1, bias=False), (3, 4, 4)),  # unbatched
+    ("ConvTranspose1d", (3, 4, 3), dict(stride=2, padding=1, output_padding=1), (2, 3, 7)),
 ]
 
 
@@ -121,9 +138,35 @@ def test_bad_constructor_arguments_are_value_errors_like_torch(args, kwargs, tex
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-def test_padding_modes_other_than_zeros_are_not_implemented_and_say_what_to_do(mode):
-    with pytest.raises(NotImplementedError, match=f"padding_mode='{mode}'.*only 'zeros'.*F.pad"):
-        nn.Conv2d(4, 8, 3, padding_mode=mode)
+def test_a_transposed_convolution_pads_with_zeros_only_like_torch(mode):
+    torch = require_torch()
+    for lib in (torch.nn, nn):
+        with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for '
+                                             'ConvTranspose2d'):
+            lib.ConvTranspose2d(4, 8, 3, padding_mode=mode)
+
+
+@pytest.mark.parametrize("output_size", [None, (9, 10), (2, 3, 10, 11), [10, 9]])
+def test_conv_transpose_output_size_picks_the_output_padding_like_torch(output_size):
+    torch = require_torch()
+    ours, theirs = nn.ConvTranspose2d(3, 2, 3, stride=(2, 3)), torch.nn.ConvTranspose2d(
+        3, 2, 3, stride=(2, 3))
+    copy_from_torch(ours, theirs)
+    x = random((2, 3, 4, 3))
+    out = ours(learntorch.tensor(x), output_size=output_size)
+    expected = theirs(torch.tensor(x), output_size=output_size)
+    assert out.shape == tuple(expected.shape)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_conv_transpose_output_size_out_of_range_is_a_value_error_like_torch():
+    torch = require_torch()
+    x = random((2, 3, 4, 3))
+    for lib, arr in ((torch, torch.tensor(x)), (learntorch, learntorch.tensor(x))):
+        with pytest.raises(ValueError, match=r"requested an output size of \[12, 10\], but valid "
+                                             r"sizes range from \[9, 9\] to \[10, 11\]"):
+            lib.nn.ConvTranspose2d(3, 2, 3, stride=(2, 3))(arr, output_size=[12, 10])
 
 
 def test_wrong_input_channels_give_torchs_message():

@@ -1,11 +1,12 @@
-"""Scratch arrays reused between calls: same memory for the same use, never leaking into results."""
+"""Scratch arrays reused between calls (the Numba backend's convolution): same memory for
+the same use, never leaking into results."""
 import threading
 
 import numpy as np
 
 import learntorch
 import learntorch.nn.functional as F
-from learntorch.nn._functional import workspace
+from learntorch.backends.numba_cpu import workspace
 
 
 def test_the_same_name_shape_and_dtype_return_the_same_memory():
@@ -47,28 +48,30 @@ def conv_and_grads(x, w, **kwargs):
 
 def test_results_are_not_overwritten_by_the_next_convolution_of_the_same_shapes():
     rng = np.random.default_rng(0)
-    for kwargs in (dict(padding=1), dict(padding=0)):  # padded and unpadded scratch paths
-        a = [rng.standard_normal(s) for s in ((2, 3, 6, 6), (4, 3, 3, 3))]
-        b = [rng.standard_normal(s) for s in ((2, 3, 6, 6), (4, 3, 3, 3))]
-        first = conv_and_grads(*a, **kwargs)
-        kept = [t.numpy().copy() for t in first]
-        conv_and_grads(*b, **kwargs)
-        for t, k in zip(first, kept):
-            np.testing.assert_array_equal(t.numpy(), k)
+    with learntorch.backends.use("numba"):
+        for kwargs in (dict(padding=1), dict(padding=0)):  # padded and unpadded scratch paths
+            a = [rng.standard_normal(s) for s in ((2, 3, 6, 6), (4, 3, 3, 3))]
+            b = [rng.standard_normal(s) for s in ((2, 3, 6, 6), (4, 3, 3, 3))]
+            first = conv_and_grads(*a, **kwargs)
+            kept = [t.numpy().copy() for t in first]
+            conv_and_grads(*b, **kwargs)
+            for t, k in zip(first, kept):
+                np.testing.assert_array_equal(t.numpy(), k)
 
 
 def test_scratch_users_in_two_threads_at_once_give_the_single_thread_results():
     # array level: the autograd engine's grad mode is one global switch, so the threads
-    # run the convolution's array code (im2col and the input gradient), not Function.apply
-    from learntorch.nn._functional import conv
-    from learntorch.nn._functional.im2col import Geometry
+    # call the backend's convolution methods (which use scratch arrays), not Function.apply
+    from learntorch.backends.geometry import Geometry
+    backend = learntorch.backends.NumbaBackend()
     rng = np.random.default_rng(1)
     g = Geometry((16, 16), (3, 3), (1, 1), (1, 1), (1, 1), (16, 16))
     jobs = [(rng.standard_normal((4, 3, 16, 16)), rng.standard_normal((8, 3, 3, 3)),
-             rng.standard_normal((4, 1, 8, 256))) for _ in range(2)]
+             rng.standard_normal((4, 8, 16, 16))) for _ in range(2)]
 
-    def work(x, w, g4):
-        return conv._window_columns(x, g, 1).copy(), conv._input_gradient(w, g4, g, 1, 4, 3)
+    def work(x, w, grad):
+        return (backend.conv2d(x, w, None, g, 1), backend.conv2d_backward_weight(grad, x, g, 1),
+                backend.conv2d_backward_input(grad, w, g, 1))
     expected = [work(*job) for job in jobs]
     mismatches = []
 

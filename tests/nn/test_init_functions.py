@@ -142,6 +142,76 @@ def test_trunc_normal_stays_in_bounds_with_the_truncated_moments():
     assert v.var() == pytest.approx(var, rel=0.02)
 
 
+@pytest.mark.parametrize("mean, std, a, b", [(0.0, 1.0, 10.0, 12.0), (0.0, 1.0, -40.0, -39.0),
+                                             (0.0, 1.0, 2.5, 30.0)])
+def test_trunc_normal_in_a_far_tail_draws_torchs_distribution(mean, std, a, b):
+    """[a, b] in a tail: the values pile up at the bound nearest the mean, as the exact
+    truncated normal's (and torch's, which redraws) do."""
+    torch = require_torch()
+    with pytest.warns(UserWarning, match="mean is more than 2 std"):
+        mine = init.trunc_normal_(big(), mean, std, a, b).detach().numpy()
+    with pytest.warns(UserWarning, match="mean is more than 2 std"):
+        theirs = torch.nn.init.trunc_normal_(torch.empty(60, 50), mean, std, a, b).numpy()
+    assert mine.min() >= a and mine.max() <= b
+    for q in (10, 50, 90):
+        assert np.percentile(mine, q) == pytest.approx(np.percentile(theirs, q),
+                                                       abs=0.02 * (b - a))
+
+
+@pytest.mark.parametrize("mean, std, a, b", [(0.0, 1e-3, 3.0, 3.5), (5.0, 0.01, -2.0, 2.0),
+                                             (0.0, 1.0, -1e4, -1e4 + 1)])
+def test_trunc_normal_hundreds_of_std_away_returns_at_once_at_the_nearest_bound(mean, std, a, b):
+    """So far out that rejection sampling (torch's) would practically never end: one pass.
+    There the truncated normal is, to first order, the bound nearest the mean plus an
+    exponential of scale std^2 / distance pointing inwards: so are the values (float64)."""
+    with pytest.warns(UserWarning):
+        v = init.trunc_normal_(big(dtype=learntorch.float64), mean, std, a, b).detach().numpy()
+    near = a if abs(a - mean) < abs(b - mean) else b
+    scale = std * std / abs(near - mean)
+    offsets = np.abs(v - near)
+    assert v.min() >= a and v.max() <= b
+    assert offsets.mean() == pytest.approx(scale, rel=0.05)
+    assert np.median(offsets) == pytest.approx(scale * math.log(2), rel=0.05)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_trunc_normal_quantiles_follow_the_truncated_distribution(dtype):
+    """The inverse CDF maps evenly spread probabilities onto the truncated normal's
+    quantiles: compare the sorted draws with scipy-free quantiles from erf."""
+    x = learntorch.empty(20000, dtype=getattr(learntorch, dtype))
+    v = np.sort(init.trunc_normal_(x, mean=0.5, std=1.5, a=-1.0, b=3.0).numpy())
+    assert v.dtype == np.dtype(dtype)
+    cdf = lambda z: 0.5 * (1 + math.erf((z - 0.5) / (1.5 * math.sqrt(2))))  # noqa: E731
+    low, high = cdf(-1.0), cdf(3.0)
+    for q in (0.05, 0.25, 0.5, 0.75, 0.95):
+        value = v[int(q * (len(v) - 1))]
+        assert (cdf(value) - low) / (high - low) == pytest.approx(q, abs=0.02)
+
+
+def test_trunc_normal_uses_the_backends_transform():
+    calls = []
+
+    class Spy(learntorch.backends.NumpyBackend):
+        def trunc_normal_from_uniform(self, *args):
+            calls.append(args[1:])
+            return super().trunc_normal_from_uniform(*args)
+
+    with learntorch.backends.use(Spy()):
+        init.trunc_normal_(learntorch.empty(3), 0.0, 2.0, -1.0, 1.0)
+    assert calls == [(0.0, 2.0, -1.0, 1.0)]
+
+
+def test_the_normal_quantile_of_the_init_family_equals_torchs_to_float64_rounding():
+    torch = require_torch()
+    from learntorch.backends.numpy_families.init import ndtri
+    p = np.concatenate([np.linspace(0, 1, 4001), np.logspace(-320, -1, 200),
+                        1 - np.logspace(-16, -1, 50), [1.5, -0.1, np.nan]])
+    with np.errstate(all="ignore"):
+        mine = ndtri(p)
+    theirs = torch.special.ndtri(torch.tensor(p)).numpy()
+    np.testing.assert_allclose(mine, theirs, rtol=4e-15, atol=0)  # (nan and inf alike)
+
+
 # ---------------------------------------------------------------- deterministic fills
 @pytest.mark.parametrize("shape", [(3, 3), (2, 5), (5, 2)])
 def test_eye_constant_ones_zeros_equal_torch(shape):

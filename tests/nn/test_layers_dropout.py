@@ -1,4 +1,7 @@
-"""nn.Dropout and F.dropout: inverted dropout, checked by its statistics and against torch."""
+"""nn.Dropout, F.dropout and the channel-wise Dropout1d/2d: inverted dropout, checked by its
+statistics and against torch."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -126,3 +129,72 @@ def test_dropout_errors_have_torch_type(call, words):
     message = both_raise(call)
     for word in words:
         assert word in message
+
+
+# ---------------------------------------------------------------- channel-wise dropout
+@pytest.mark.parametrize("name, shape, kept_dims", [
+    ("dropout2d", (8, 16, 5, 4), 2), ("dropout2d", (16, 5, 4), 2),   # 3-D: read as (N, C, L)
+    ("dropout1d", (8, 16, 7), 2), ("dropout1d", (16, 7), 1),         # 2-D: one sample (C, L)
+])
+def test_channel_dropout_keeps_or_drops_whole_channels_scaled_by_one_over_one_minus_p(
+        name, shape, kept_dims):
+    x = learntorch.randn(*shape, dtype=learntorch.float64).abs() + 1   # no zeros of its own
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dropout2d's 3-D deprecation notice
+        y = getattr(F, name)(x, 0.4).numpy()
+    kept = y != 0
+    per_channel = kept.reshape(shape[:kept_dims] + (-1,))
+    assert np.all(per_channel == per_channel[..., :1])       # one decision per channel
+    np.testing.assert_array_equal(y[kept], x.numpy()[kept] * (1 / (1 - 0.4)))
+    assert 0 < per_channel[..., 0].mean() < 1
+
+
+def test_dropout2d_warns_like_torch_on_inputs_that_are_not_images():
+    torch = require_torch()
+    for lib in (torch, learntorch):
+        with pytest.warns(UserWarning, match="Received a 3D input to dropout2d"):
+            lib.nn.functional.dropout2d(lib.ones(2, 3, 4), 0.5)
+        with pytest.warns(UserWarning, match="Received a 5-D input to dropout2d"):
+            lib.nn.functional.dropout2d(lib.ones(2, 3, 4, 4, 2), 0.5)
+
+
+def test_channel_dropout_gradient_is_the_mask_and_the_node_is_torchs():
+    x = learntorch.randn(4, 6, 3, 3, requires_grad=True)
+    y = F.dropout2d(x, 0.5)
+    assert y.grad_fn.name() == "MulBackward0"
+    g = learntorch.randn(4, 6, 3, 3)
+    y.backward(g)
+    mask = (y.detach().numpy() != 0)
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(mask, g.numpy() * np.float32(2), 0))
+
+
+def test_channel_dropout_follows_the_seed_and_eval_returns_the_input():
+    def draw(seed):
+        learntorch.manual_seed(seed)
+        return F.dropout2d(learntorch.ones(4, 8, 2, 2), 0.5).numpy()
+    assert np.array_equal(draw(1), draw(1)) and not np.array_equal(draw(1), draw(2))
+    x = learntorch.randn(2, 3, 4, 4)
+    assert F.dropout2d(x, 0.5, training=False) is x
+    assert nn.Dropout2d(0.3).eval()(x) is x
+    x3 = learntorch.randn(2, 3, 4)
+    assert nn.Dropout1d().eval()(x3) is x3
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.dropout2d(lib.randn(4), 0.5),
+    lambda lib: lib.nn.functional.dropout1d(lib.randn(2, 3, 4, 4), 0.5),
+    lambda lib: lib.nn.functional.dropout2d(lib.randn(2, 3, 4, 4), 1.5),
+    lambda lib: lib.nn.functional.dropout2d(lib.ones(2, 3, 4, 4, dtype=lib.int64), 0.5),
+    lambda lib: lib.nn.Dropout2d(1.5),
+])
+def test_channel_dropout_errors_have_torch_type(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert both_raise(call)
+
+
+def test_channel_dropout_modules_print_like_torch():
+    torch = require_torch()
+    for cls in ("Dropout1d", "Dropout2d"):
+        for args in ((), (0.2,), (0.2, True)):
+            assert repr(getattr(nn, cls)(*args)) == repr(getattr(torch.nn, cls)(*args))

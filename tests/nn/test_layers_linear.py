@@ -253,3 +253,35 @@ def test_mlp_training_steps_follow_torch():
         assert losses[0] == pytest.approx(losses[1], rel=1e-5)
     for (name, p), q in zip(lt.named_parameters(), t.parameters()):
         assert_close(p, q, 1e-5, 1e-5, name)
+
+
+@pytest.mark.parametrize("changed", ["input", "weight"])
+def test_an_operand_whose_gradient_is_not_needed_may_change_in_place_after_like_torch(changed):
+    """Linear saves the input only for the weight's gradient and the weight only for the
+    input's: changing the other in place before backward is no error (torch's rule)."""
+    torch = require_torch()
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((2, 4)), rng.standard_normal(2)
+    grads = []
+    for lib in (learntorch, torch):
+        # the changed operand is read only by the gradient of the other, which needs none
+        xt = lib.tensor(x, requires_grad=changed == "input")
+        wt = lib.tensor(w, requires_grad=changed == "weight")
+        bt = lib.tensor(b, requires_grad=True)
+        out = lib.nn.functional.linear(xt, wt, bt)
+        with lib.no_grad():
+            (xt if changed == "input" else wt).add_(1.0)
+        out.sum().backward()
+        grads.append([t.grad.numpy() for t in (xt, wt, bt) if t.requires_grad])
+    for mine, theirs in zip(*grads):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+
+
+def test_an_operand_whose_gradient_is_needed_is_checked_for_in_place_changes():
+    x = learntorch.randn(3, 4, requires_grad=True)
+    w = learntorch.randn(2, 4, requires_grad=True)
+    out = learntorch.nn.functional.linear(x, w)
+    with learntorch.no_grad():
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()

@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 import learntorch
 import learntorch.nn.functional as F
 from learntorch.autograd import gradcheck, gradgradcheck
+from learntorch.backends.geometry import Geometry
+from learntorch.backends.numba_cpu import pooling_backend
+from learntorch.backends.numpy_families.pooling import running_max
 from learntorch.nn._functional import pooling
-from learntorch.nn._functional.im2col import Geometry
 from oracle import as_numpy, assert_close, both_raise, check_against_torch, require_torch
 from test_layers_oracle import strided
 
@@ -27,16 +29,18 @@ def random(shape, dtype=np.float64, seed=0, ties=False):
     return x.astype(dtype)
 
 
+def kernel_backend():
+    """A Numba backend whose max-pool kernels serve arrays of any size."""
+    backend = learntorch.backends.NumbaBackend()
+    backend.layer_min_sizes = dict(backend.layer_min_sizes, max_pool2d=0)
+    return backend
+
+
 @pytest.fixture(params=["numpy", "kernel"])
-def max_pool_path(request, monkeypatch):
+def max_pool_path(request):
     """Run a max-pool test on the numpy reference and on the Numba kernel (forced for any size)."""
-    if request.param == "kernel":
-        monkeypatch.setattr(pooling, "MAX_POOL_KERNEL_MIN_SIZE", 0)
-        with learntorch.backends.use("numba"):
-            yield request.param
-    else:
-        with learntorch.backends.use("numpy"):
-            yield request.param
+    with learntorch.backends.use(kernel_backend() if request.param == "kernel" else "numpy"):
+        yield request.param
 
 
 def check_max_pool(x, dtype=np.float64, **kwargs):
@@ -136,14 +140,9 @@ def pool_geometries(draw):
 
 @given(pool_geometries())
 def test_max_pool2d_equals_torch_on_random_geometries(cfg):
-    for backend, min_size in (("numpy", None), ("numba", 0)):
-        saved = pooling.MAX_POOL_KERNEL_MIN_SIZE
-        pooling.MAX_POOL_KERNEL_MIN_SIZE = saved if min_size is None else min_size
-        try:
-            with learntorch.backends.use(backend):
-                check_max_pool(random(cfg["shape"], ties=cfg["ties"]), **cfg["kw"])
-        finally:
-            pooling.MAX_POOL_KERNEL_MIN_SIZE = saved
+    for backend in ("numpy", kernel_backend()):
+        with learntorch.backends.use(backend):
+            check_max_pool(random(cfg["shape"], ties=cfg["ties"]), **cfg["kw"])
 
 
 @given(pool_geometries(), st.sampled_from([np.float32, np.float64]))
@@ -154,7 +153,7 @@ def test_the_kernel_gives_exactly_the_numpy_reference(cfg, dtype):
     planes[0, 0, 0] = np.nan
     g = pooling._pool_geometry(learntorch.tensor(planes), kw["kernel_size"], kw["stride"],
                                kw["padding"], kw["dilation"], kw["ceil_mode"])
-    values, indices = pooling.max_pool_numpy(planes, g)
+    values, indices = running_max(planes, g)
     out, idx = np.empty_like(values), np.empty_like(indices)
     kernels("pool_kernels").max_pool2d_forward(planes, *g.kernel, *g.stride, *g.pad,
                                                 *g.dilation, out, idx)
@@ -169,7 +168,7 @@ def test_the_2x2_kernel_gives_exactly_the_numpy_reference(sh, sw, h, w, ties, dt
     planes = random((3, h, w), dtype, seed=h * w, ties=ties)
     planes[1, 0, 1] = planes[2, 1, 0] = planes[2, 1, 1] = np.nan
     g = pooling._pool_geometry(learntorch.tensor(planes), (2, 2), (sh, sw), (0, 0), (1, 1), False)
-    values, indices = pooling.max_pool_numpy(planes, g)
+    values, indices = running_max(planes, g)
     out, idx = np.empty_like(values), np.empty_like(indices)
     kernels("pool_kernels").max_pool2d_2x2_forward(planes, sh, sw, out, idx)
     np.testing.assert_array_equal(out, values)
@@ -178,12 +177,12 @@ def test_the_2x2_kernel_gives_exactly_the_numpy_reference(sh, sw, h, w, ties, dt
 
 def test_the_kernel_runs_for_large_inputs_on_the_numba_backend(monkeypatch):
     calls = []
-    real = pooling._max_pool
+    real = pooling_backend.kernels
 
-    def spy(planes, g):
-        calls.append(pooling._use_kernel(planes))
-        return real(planes, g)
-    monkeypatch.setattr(pooling, "_max_pool", spy)
+    def spy(family):
+        calls.append(family)
+        return real(family)
+    monkeypatch.setattr(pooling_backend, "kernels", spy)
     big = learntorch.zeros(2, 4, 32, 32)  # 8192 elements
     with learntorch.backends.use("numba"):
         F.max_pool2d(big, 2)
@@ -192,7 +191,7 @@ def test_the_kernel_runs_for_large_inputs_on_the_numba_backend(monkeypatch):
         F.max_pool2d(big.long(), 2)  # integers: numpy
     with learntorch.backends.use("numpy"):
         F.max_pool2d(big, 2)
-    assert calls == [True, False, True, False, False]
+    assert calls == ["pool_kernels", "pool_kernels"]  # float32 and float64, large only
 
 
 def test_small_pooling_and_convolution_never_import_numba():

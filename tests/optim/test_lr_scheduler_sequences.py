@@ -26,7 +26,7 @@ def optimizer(lib, kind="SGD"):
 
 def snapshot(opt, sched):
     groups = [(g["lr"], g.get("momentum"), g.get("betas")) for g in opt.param_groups]
-    return sched.get_last_lr(), groups, sched.last_epoch
+    return sched.get_last_lr(), groups, getattr(sched, "last_epoch", None)  # (not all have it)
 
 
 def sequence(lib, make_sched, epochs, kind="SGD", metrics=None):
@@ -65,6 +65,40 @@ SCHEDULES = {
         35),
     "OneCycleLR no momentum": (
         lambda s, o: s.OneCycleLR(o, max_lr=0.5, total_steps=20, cycle_momentum=False), 20),
+    "MultiplicativeLR": (lambda s, o: s.MultiplicativeLR(o, lambda e: 0.95 if e % 2 else 1.01),
+                         20),
+    "ConstantLR": (lambda s, o: s.ConstantLR(o, factor=0.25, total_iters=4), 10),
+    "ConstantLR default": (lambda s, o: s.ConstantLR(o), 8),
+    "LinearLR warm-up": (lambda s, o: s.LinearLR(o, start_factor=0.1, total_iters=6), 12),
+    "LinearLR decay": (lambda s, o: s.LinearLR(o, 1.0, end_factor=0.05, total_iters=9), 15),
+    "PolynomialLR": (lambda s, o: s.PolynomialLR(o, total_iters=8, power=2.0), 12),
+    "PolynomialLR linear": (lambda s, o: s.PolynomialLR(o), 8),
+    "CyclicLR triangular": (lambda s, o: s.CyclicLR(o, 0.01, 0.1, step_size_up=4), 30),
+    "CyclicLR triangular2 per group": (
+        lambda s, o: s.CyclicLR(o, [0.01, 0.02], [0.1, 0.5], step_size_up=3, step_size_down=5,
+                                mode="triangular2", base_momentum=[0.8, 0.7]), 40),
+    "CyclicLR exp_range": (lambda s, o: s.CyclicLR(o, 0.001, 0.1, 5, mode="exp_range",
+                                                   gamma=0.97), 40),
+    "CyclicLR scale_fn": (lambda s, o: s.CyclicLR(o, 0.001, 0.1, 4, scale_fn=lambda x: 0.5 ** x,
+                                                  scale_mode="iterations",
+                                                  cycle_momentum=False), 25),
+    "CosineAnnealingWarmRestarts": (lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=5), 23),
+    "CosineAnnealingWarmRestarts T_mult": (
+        lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.001), 40),
+    "SequentialLR warm-up then cosine": (
+        lambda s, o: s.SequentialLR(o, [s.LinearLR(o, 0.1, total_iters=3),
+                                        s.CosineAnnealingLR(o, T_max=10)], milestones=[3]), 25),
+    "SequentialLR three": (
+        lambda s, o: s.SequentialLR(o, [s.ConstantLR(o, 0.5, total_iters=2),
+                                        s.ExponentialLR(o, 0.9), s.StepLR(o, 2, 0.5)],
+                                    milestones=[4, 9]), 20),
+    "ChainedScheduler": (
+        lambda s, o: s.ChainedScheduler([s.ConstantLR(o, 0.5, total_iters=4),
+                                         s.ExponentialLR(o, 0.9)]), 12),
+    "ChainedScheduler of a SequentialLR": (
+        lambda s, o: s.ChainedScheduler([s.SequentialLR(o, [s.LinearLR(o, 0.5, total_iters=2),
+                                                            s.ExponentialLR(o, 0.8)], [2]),
+                                         s.MultiplicativeLR(o, lambda e: 0.99)]), 10),
 }
 
 
@@ -73,6 +107,31 @@ def test_learning_rates_match_torch_every_step(name):
     torch = require_torch()
     make, epochs = SCHEDULES[name]
     assert sequence(learntorch, make, epochs) == sequence(torch, make, epochs)
+
+
+@pytest.mark.parametrize("name", ["CyclicLR triangular", "CyclicLR exp_range"])
+def test_cyclic_lr_cycles_adams_beta1(name):
+    torch = require_torch()
+    make, epochs = SCHEDULES[name]
+    assert sequence(learntorch, make, epochs, "Adam") == sequence(torch, make, epochs, "Adam")
+
+
+@pytest.mark.parametrize("epochs", [[0.5, 1.2, 3.9, 4.0, 7.25, 11.0, 20.5, 0.0],
+                                    [6, 13, 2, 45, 1]])
+@pytest.mark.parametrize("T_mult", [1, 2, 3])
+def test_warm_restarts_follow_fractional_and_jumping_epochs_like_torch(epochs, T_mult):
+    torch = require_torch()
+    seen = []
+    for lib in (learntorch, torch):
+        opt = optimizer(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4, T_mult=T_mult)
+        lrs = []
+        for epoch in epochs:
+            opt.step()
+            sched.step(epoch)
+            lrs.append((sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch))
+        seen.append(lrs)
+    assert seen[0] == seen[1]
 
 
 def test_one_cycle_cycles_adams_beta1():

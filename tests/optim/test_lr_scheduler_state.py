@@ -38,6 +38,16 @@ MAKERS = {
     "LambdaLR": lambda s, o: s.LambdaLR(o, [WarmUp(4), lambda e: 0.5 ** e]),
     "OneCycleLR": lambda s, o: s.OneCycleLR(o, max_lr=1.0, total_steps=20, three_phase=True),
     "ReduceLROnPlateau": lambda s, o: s.ReduceLROnPlateau(o, patience=1, cooldown=1),
+    "MultiplicativeLR": lambda s, o: s.MultiplicativeLR(o, [WarmUp(3), lambda e: 0.9]),
+    "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=3),
+    "LinearLR": lambda s, o: s.LinearLR(o, start_factor=0.2, total_iters=4),
+    "PolynomialLR": lambda s, o: s.PolynomialLR(o, total_iters=10, power=0.5),
+    "CyclicLR": lambda s, o: s.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="triangular2"),
+    "CosineAnnealingWarmRestarts": lambda s, o: s.CosineAnnealingWarmRestarts(o, 3, T_mult=2),
+    "SequentialLR": lambda s, o: s.SequentialLR(
+        o, [s.LinearLR(o, 0.1, total_iters=3), s.CosineAnnealingLR(o, T_max=6)], milestones=[3]),
+    "ChainedScheduler": lambda s, o: s.ChainedScheduler([s.ConstantLR(o, 0.5, total_iters=2),
+                                                         s.ExponentialLR(o, 0.9)]),
 }
 METRICS = [3.0, 2.0, 2.5, 2.5, 2.5, 1.0, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 0.5, 0.7, 0.7, 0.7]
 
@@ -162,6 +172,22 @@ ERRORS = {
     "plateau mode": lambda s, o: s.ReduceLROnPlateau(o, mode="lowest"),
     "plateau threshold mode": lambda s, o: s.ReduceLROnPlateau(o, threshold_mode="pct"),
     "plateau min_lr list": lambda s, o: s.ReduceLROnPlateau(o, min_lr=[0.1]),
+    "constant factor": lambda s, o: s.ConstantLR(o, factor=1.5),
+    "linear start factor": lambda s, o: s.LinearLR(o, start_factor=0.0),
+    "linear end factor": lambda s, o: s.LinearLR(o, end_factor=2.0),
+    "multiplicative not callable": lambda s, o: s.MultiplicativeLR(o, 0.9),
+    "multiplicative per group": lambda s, o: s.MultiplicativeLR(o, [lambda e: 1.0]),
+    "cyclic mode": lambda s, o: s.CyclicLR(o, 0.01, 0.1, mode="sawtooth"),
+    "cyclic base_lr list": lambda s, o: s.CyclicLR(o, [0.01], 0.1),
+    "warm restarts T_0": lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=0),
+    "warm restarts T_mult": lambda s, o: s.CosineAnnealingWarmRestarts(o, 2, T_mult=1.5),
+    "warm restarts eta_min": lambda s, o: s.CosineAnnealingWarmRestarts(o, 2, eta_min="0"),
+    "sequential none": lambda s, o: s.SequentialLR(o, [], milestones=[]),
+    "sequential milestones": lambda s, o: s.SequentialLR(o, [s.StepLR(o, 2)], milestones=[3]),
+    "sequential plateau": lambda s, o: s.SequentialLR(
+        o, [s.StepLR(o, 2), s.ReduceLROnPlateau(o)], milestones=[3]),
+    "chained none": lambda s, o: s.ChainedScheduler([]),
+    "chained not a scheduler": lambda s, o: s.ChainedScheduler([s.StepLR(o, 2), 3]),
 }
 
 

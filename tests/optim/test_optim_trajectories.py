@@ -9,7 +9,7 @@ relative, float32 to 1e-5.  torch runs its single-tensor path
 (``foreach=False``), whose formulas the numpy updates copy.
 
 Each configuration runs on the numpy update in both dtypes and on the fused
-Numba kernel (forced through ``_fused.MIN_SIZE``) in float32, so both paths are
+Numba kernel (a Numba backend whose kernels serve every size) in float32, so both paths are
 held to torch; test_optim_fused.py checks that the kernel equals the numpy
 update bit for bit in float64 too.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import learntorch
-from learntorch.optim import _fused
+from learntorch.backends import NumbaBackend, NumpyBackend
 from oracle import require_torch
 
 STEPS = 25
@@ -76,10 +76,13 @@ def case_id(case):
     return name + "(" + ",".join(f"{k}={v}" for k, v in cfg.items()) + ")"
 
 
-def use_path(monkeypatch, path):
+def use_path(path):
     """Send every parameter to the numpy update, or every one to the fused kernel."""
-    size = float("inf") if path == "numpy" else 0
-    monkeypatch.setattr(_fused, "MIN_SIZE", dict.fromkeys(_fused.MIN_SIZE, size))
+    if path == "numpy":
+        return learntorch.backends.use(NumpyBackend())
+    backend = NumbaBackend()
+    backend.layer_min_sizes = dict(backend.layer_min_sizes, sgd=0, adam=0, rmsprop=0, adagrad=0)
+    return learntorch.backends.use(backend)
 
 
 def initial_params(dtype):
@@ -137,9 +140,13 @@ def assert_same_state(lt_opt, th_opt, lt_params, th_params, dtype, where):
 @pytest.mark.parametrize("path, dtype", [("numpy", np.float64), ("numpy", np.float32),
                                          ("kernel", np.float32)])
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_trajectory_matches_torch_step_for_step(case, path, dtype, monkeypatch):
+def test_trajectory_matches_torch_step_for_step(case, path, dtype):
     torch = require_torch()
-    use_path(monkeypatch, path)
+    with use_path(path):
+        trajectory_matches_torch(torch, case, dtype)
+
+
+def trajectory_matches_torch(torch, case, dtype):
     name, cfg = case
     arrays = initial_params(dtype)
     lt_params, lt_opt = make(learntorch, name, cfg, arrays)

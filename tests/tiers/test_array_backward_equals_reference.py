@@ -80,9 +80,19 @@ def _linear(draw, dtype):
     return F.linear(inp, weight, bias)
 
 
-def test_every_array_backward_entry_has_a_program_here():
-    assert set(ARRAY_BACKWARD) <= set(PROGRAMS), \
-        f"add a program for {sorted(c.__name__ for c in set(ARRAY_BACKWARD) - set(PROGRAMS))}"
+# The families of entries with a test file of their own (each checks that it covers its file)
+TESTED_ELSEWHERE = {"array_backward.nn_layers": "test_nn_layer_tiers.py",
+                    "array_backward.losses": "test_array_backward_losses.py"}
+
+
+def test_every_array_backward_entry_has_a_program_here_or_in_its_family_test():
+    """Entries of core.py have a program above; every other entry lives in a file whose
+    family test (TESTED_ELSEWHERE) compares it with the reference."""
+    for cls, fn in ARRAY_BACKWARD.items():
+        family = fn.__module__.rsplit(".", 2)[-2:]
+        family = ".".join(family)
+        assert cls in PROGRAMS or family in TESTED_ELSEWHERE, \
+            f"add a program for {cls.__name__} (its entry is in {fn.__module__})"
 
 
 @pytest.mark.parametrize("cls", sorted(PROGRAMS, key=lambda c: c.__name__),

@@ -97,18 +97,18 @@ def log_softmax_backward(ctx, grad):
 def linear_backward(ctx, grad):
     """Replaces ``Linear.backward``: grad @ W, grad^T @ x (rows merged), and the bias's
     gradient summed over the rows in one numpy call, as the engine's sum would."""
-    x, weight = ctx.saved_tensors
+    x, weight = ctx.saved_tensors  # (each saved only when the other's gradient is needed)
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     mm = backends.current.matmul
     g2 = _linear._matrix(grad)
     gx = gw = gb = None
     if need_x:
-        gx = mm(g2, weight._data).reshape(x._data.shape)
+        gx = mm(g2, weight._data).reshape(ctx.x_shape)
     if need_w:
         gw = mm(g2.T, _linear._matrix(x._data))
     if need_b:
         gb = grad
-        if ctx.bias_shape == (weight._data.shape[0],) and grad.ndim == 2 \
+        if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \
                 and grad.__class__ is np.ndarray:
             gb = grad.sum(axis=0)  # what the engine's sum over dim 0 computes
     return gx, gw, gb

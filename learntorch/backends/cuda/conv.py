@@ -1,19 +1,19 @@
 """2-D convolution on the GPU: one thread per output element, gathers only.
 
-The CPU convolution (``nn/_functional/conv.py``) copies every window into a
-matrix (im2col) so that BLAS can do all the dot products at once.  Here each
-quantity is computed the way its formula reads, with one GPU thread per
-element of the result -- four small kernels, no atomics, no shared memory:
+The CPU convolution (``backends/numpy_families/conv.py``) copies every window
+into a matrix (im2col) so that BLAS can do all the dot products at once.  Here
+each quantity is computed the way its formula reads, with one GPU thread per
+element of the result -- three small kernels, no atomics, no shared memory:
 
     out[n, o, oh, ow] = bias[o] + sum over (c, i, j) of
                         w[o, c, i, j] * x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw]
     dx[n, c, h, w]    = sum over the (o, oh, ow, i, j) whose tap (i, j) lands on (h, w)
                         of grad[n, o, oh, ow] * w[o, c, i, j]
     dw[o, c, i, j]    = sum over (n, oh, ow) of grad[n, o, oh, ow] * x[n, c, h, w]
-    dbias[o]          = sum over (n, oh, ow) of grad[n, o, oh, ow]
 
-(with groups, input channel c only meets the output channels of its group).
-Window geometry is torch's, as ``Geometry`` (``nn/_functional/im2col.py``)
+(the bias's gradient is a sum over (n, oh, ow), which the reduction kernels make;
+with groups, input channel c only meets the output channels of its group).
+Window geometry is torch's, as ``Geometry`` (``backends/geometry.py``)
 describes it: window (oh, ow) starts at pixel (oh*sh - ph, ow*sw - pw), tap
 (i, j) lies ``i*dh`` rows and ``j*dw`` columns further, and taps outside the
 image read zero padding (``window_tap`` finds the pixel a tap reads, or -1
@@ -35,15 +35,11 @@ one-formula kernels are the ones to read first (and fast enough for the
 course's small CNNs).  Every kernel keeps its running sum in the data's dtype,
 as the CPU does.
 
-**im2col and col2im.**  Backward with ``create_graph=True`` builds the
-convolution's gradient from differentiable ops instead (``_backward_from_ops``
-in ``nn/_functional/conv.py``): matrix products and the ``Im2col`` / ``Col2im``
-pair of ``nn/_functional/im2col.py``.  ``window_kernels`` are that pair on the
-GPU, the same gathers once more: im2col's thread k copies element k of the
-(N, C, kh, kw, Ho, Wo) windows (``window_tap``; padding reads zero), and
-col2im's thread k owns pixel k of the (N, C, H, W) image and adds up the
-window entries copied from it (``window_hit``), taps in row-major order as
-the CPU adds them.
+**im2col and col2im** (``F.unfold`` / ``F.fold``) are the same gathers once more
+(``window_kernels``): im2col's thread k copies element k of the (N, C, kh, kw, Ho,
+Wo) windows (``window_tap``; padding reads zero), and col2im's thread k owns pixel
+k of the (N, C, H, W) image and adds up the window entries copied from it
+(``window_hit``), taps in row-major order as the CPU adds them.
 
 Contract: every array is a flat, C-contiguous device array of one float
 dtype; the host functions below make views contiguous first.
@@ -85,7 +81,7 @@ def window_tap(window, pad, tap, dilation, stride, size):
 
 @functools.lru_cache(maxsize=None)
 def kernels(dtype):
-    """The four convolution kernels for ``dtype`` (compiled once per dtype)."""
+    """The three convolution kernels for ``dtype`` (compiled once per dtype)."""
     # zeros are converted inside the kernels (cast(0)): a numpy float16 *constant* captured
     # from here compiles to IR that NVVM rejects, while the conversion compiles for every dtype
     cast = dtype.type
@@ -171,19 +167,7 @@ def kernels(dtype):
                                 * x[((n * C + c) * H + h) * W + ww])
         gw[k] = acc
 
-    @cuda.jit
-    def bias_grad(grad, gb, N, O, L):
-        """Thread o sums gb[o] = grad[:, o] over the batch and the L = Ho*Wo positions."""
-        o = cuda.grid(1)
-        if o >= O:
-            return
-        acc = cast(0)
-        for n in range(N):
-            for p in range(L):
-                acc += grad[(n * O + o) * L + p]
-        gb[o] = acc
-
-    return forward, input_grad, weight_grad, bias_grad
+    return forward, input_grad, weight_grad
 
 
 @functools.lru_cache(maxsize=None)
@@ -246,7 +230,7 @@ def forward(x, weight, bias, g, groups):
     """The (N, O, Ho, Wo) convolution of (N, C, H, W) ``x`` with (O, C/groups, kh, kw) ``weight``.
 
     ``bias``: an (O,) CudaArray or None; ``g``: the ``Geometry`` of the windows.
-    Arguments are already checked (``F.conv2d`` or ``conv2d`` below does it).
+    Arguments are already checked (``F.conv2d`` does it).
     """
     x, weight = _contiguous(x), _contiguous(weight)
     (n, c, h, w), o = x.shape, weight.shape[0]
@@ -260,37 +244,33 @@ def forward(x, weight, bias, g, groups):
     return out
 
 
-def backward(grad, x, weight, g, groups, needs_input_grad=(True, True, True)):
-    """(dx, dweight, dbias) of ``forward`` for the upstream (N, O, Ho, Wo) ``grad``.
+def input_gradient(grad, weight, g, groups):
+    """dx of ``forward`` for the upstream (N, O, Ho, Wo) ``grad``: an (N, C, H, W) array."""
+    grad, weight = _contiguous(grad), _contiguous(weight)
+    (n, o), c = grad.shape[:2], weight.shape[1] * groups
+    h, w = g.size
+    gx = CudaArray.empty((n, c, h, w), grad.dtype)
+    if gx.size:
+        launch(kernels(grad.dtype)[1], gx.size)(grad._flat(), weight._flat(), gx._flat(), c, h,
+                                                w, o, groups, *_window_args(g), gx.size)
+    return gx
 
-    An entry is None where ``needs_input_grad`` says it is not wanted.
-    """
-    grad, x, weight = _contiguous(grad), _contiguous(x), _contiguous(weight)
-    (n, c, h, w), o = x.shape, weight.shape[0]
-    _, input_grad, weight_grad, bias_grad = kernels(x.dtype)
-    need_x, need_w, need_b = needs_input_grad[:3]
-    gx = gw = gb = None
-    if need_x:
-        gx = CudaArray.empty(x.shape, x.dtype)
-        if gx.size:
-            launch(input_grad, gx.size)(grad._flat(), weight._flat(), gx._flat(), c, h, w, o,
-                                        groups, *_window_args(g), gx.size)
-    if need_w:
-        gw = CudaArray.empty(weight.shape, x.dtype)
-        if gw.size:
-            launch(weight_grad, gw.size)(grad._flat(), x._flat(), gw._flat(), n, c, h, w, o,
-                                         groups, *_window_args(g), gw.size)
-    if need_b:
-        gb = CudaArray.empty((o,), x.dtype)
-        if gb.size:
-            launch(bias_grad, o)(grad._flat(), gb._flat(), n, o, g.out[0] * g.out[1])
-    return gx, gw, gb
+
+def weight_gradient(grad, x, g, groups):
+    """dweight of ``forward`` for the upstream ``grad``: an (O, C/groups, kh, kw) array."""
+    grad, x = _contiguous(grad), _contiguous(x)
+    (n, c, h, w), o = x.shape, grad.shape[1]
+    gw = CudaArray.empty((o, c // groups) + g.kernel, grad.dtype)
+    if gw.size:
+        launch(kernels(grad.dtype)[2], gw.size)(grad._flat(), x._flat(), gw._flat(), n, c, h, w,
+                                                o, groups, *_window_args(g), gw.size)
+    return gw
 
 
 def im2col(x, g):
     """Every window ``g`` of ``x`` (N, C, H, W): a C-contiguous (N, C, kh, kw, Ho, Wo) CudaArray.
 
-    ``nn/_functional/im2col.py``'s ``im2col`` on the GPU (taps in the padding are zero).
+    The conv family's ``im2col`` on the GPU (taps in the padding are zero).
     """
     x = _contiguous(x)
     n, c, h, w = x.shape
@@ -310,38 +290,3 @@ def col2im(cols, g):
         launch(window_kernels(cols.dtype)[1], x.size)(cols._flat(), x._flat(), *g.size,
                                                       *_window_args(g), x.size)
     return x
-
-
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """``F.conv2d`` on CudaArrays: (N, C, H, W) input, torch's stride/padding/dilation/groups.
-
-    ``padding`` is an int, a pair, 'valid' or 'same'.  The window geometry
-    and its checks are the CPU's (``nn/_functional/conv.py``).
-    """
-    from ...nn._functional.conv import _expand, _geometry
-    _check(x, weight, bias, groups)
-    padding = padding if isinstance(padding, str) else _expand("conv2d", "padding", padding, 2)
-    g = _geometry(x, weight, _expand("conv2d", "stride", stride, 2), padding,
-                  _expand("conv2d", "dilation", dilation, 2))
-    return forward(x, weight, bias, g, groups)
-
-
-def _check(x, weight, bias, groups):
-    arrays = [a for a in (x, weight, bias) if a is not None]
-    for a in arrays:
-        if not isinstance(a, CudaArray):
-            raise TypeError(f"the cuda convolution takes CudaArrays, got {type(a).__name__}: "
-                            "move every operand to the device first")
-    if x.ndim != 4 or weight.ndim != 4:
-        raise RuntimeError(f"the cuda conv2d expects a 4-D input (N, C, H, W) and a 4-D weight "
-                           f"(O, C/groups, kH, kW), got input {list(x.shape)} and weight "
-                           f"{list(weight.shape)}")
-    if weight.shape[0] % groups or x.shape[1] != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
-                           f"expected input{list(x.shape)} to have "
-                           f"{weight.shape[1] * groups} channels and out_channels divisible by "
-                           f"{groups}")
-    if any(a.dtype != x.dtype for a in arrays) or x.dtype.kind != "f":
-        raise RuntimeError(f"the cuda conv2d needs one floating dtype for input, weight and bias, "
-                           f"got {[str(a.dtype) for a in arrays]}: convert them, e.g. "
-                           "weight.to(input.dtype)")

@@ -13,7 +13,6 @@ past ``n`` do nothing).  The simulator uses smaller blocks, because each
 simulated thread is a real Python thread.
 """
 import functools
-import os
 
 
 @functools.lru_cache(maxsize=None)
@@ -24,8 +23,12 @@ def numba_cuda():
 
 
 def simulated():
-    """True when kernels run in Numba's CUDA simulator instead of on a GPU."""
-    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"
+    """True when kernels run in Numba's CUDA simulator instead of on a GPU.
+
+    Numba's own setting (read from the environment when Numba was imported) decides, not
+    the environment now: that is what numba.cuda followed when it chose the simulator."""
+    from numba import config
+    return bool(config.ENABLE_CUDASIM)
 
 
 @functools.lru_cache(maxsize=None)

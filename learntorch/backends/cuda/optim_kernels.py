@@ -1,12 +1,12 @@
 """Fused optimizer updates on the GPU: SGD, Adam/AdamW, RMSprop and Adagrad, one thread per element.
 
 An optimizer step on cuda parameters written with array operations launches
-a dozen kernels for Adam (``adam.adam_update``: each whole-array ``*``, ``+``,
+a dozen kernels for Adam (``NumpyBackend.adam_update``: each whole-array ``*``, ``+``,
 ``sqrt``... is one launch, one pass over memory and often one temporary).
 These kernels do the whole update of one element in registers: read the
 parameter, its gradient and its state once, write the new values once.
 
-They are the CPU fused kernels (``learntorch/optim/_kernels.py``) with the
+They are the CPU fused kernels (``backends/numba_cpu/optim_kernels.py``) with the
 ``for i in range(param.size)`` loop replaced by the GPU's threads, so the two
 files can be read side by side.  The arithmetic is the same, operation by
 operation, in the same order as torch's single-tensor code: each kernel's
@@ -46,7 +46,8 @@ def penalized_gradient(grad, param, i, weight_decay, maximize):
 @cuda.jit
 def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, nesterov, maximize,
         first):
-    """``optim._kernels.sgd`` for element i; ``buf`` is a placeholder when momentum == 0."""
+    """``numba_cpu.optim_kernels.sgd`` for element i; ``buf`` is a placeholder when momentum
+    == 0."""
     i = cuda.grid(1)
     if i >= param.size:
         return
@@ -69,7 +70,7 @@ def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, neste
 def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, lerp_weight,
          lerp_complement, beta2, one_minus_beta2, bias_correction2_sqrt, eps, step_size,
          amsgrad, maximize, decoupled):
-    """``optim._kernels.adam`` for element i (Adam, and AdamW when ``decoupled``).
+    """``numba_cpu.optim_kernels.adam`` for element i (Adam, and AdamW when ``decoupled``).
 
     ``max_exp_avg_sq`` is a placeholder without amsgrad.
     """
@@ -104,7 +105,7 @@ def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, 
 @cuda.jit
 def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, lerp_weight,
             lerp_complement, eps, weight_decay, momentum, centered, maximize):
-    """``optim._kernels.rmsprop`` for element i.
+    """``numba_cpu.optim_kernels.rmsprop`` for element i.
 
     ``grad_avg`` is a placeholder unless ``centered``, ``buf`` unless momentum > 0.
     """
@@ -137,7 +138,8 @@ def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, 
 
 @cuda.jit
 def adagrad(param, grad, state_sum, clr, eps, weight_decay, maximize):
-    """``optim._kernels.adagrad`` for element i; ``clr`` is the decayed learning rate."""
+    """``numba_cpu.optim_kernels.adagrad`` for element i; ``clr`` is the decayed learning
+    rate."""
     i = cuda.grid(1)
     if i >= param.size:
         return
@@ -173,7 +175,7 @@ def _placeholder(dtype):
 def run(name, *arrays, **scalars):
     """Call kernel ``name`` (a key of ``KERNELS``) on CudaArrays (None: unused) and scalars.
 
-    The same call as ``optim._fused.run``: arrays in the kernel's order, every
+    The same call as ``numba_cpu.optim_backend.run_kernel``: arrays in the kernel's order, every
     float scalar cast to the parameter's dtype (bools stay bools).
     """
     param = arrays[0]

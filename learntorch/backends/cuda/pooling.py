@@ -1,11 +1,11 @@
 """Max and average pooling on the GPU, forward and backward, one thread per element.
 
 The same windows as the convolution's (``conv.py``, and ``Geometry`` in
-``nn/_functional/im2col.py``), slid over every *plane* on its own: an
+``backends/geometry.py``), slid over every *plane* on its own: an
 (N, C, H, W) or (C, H, W) input is a stack of P = N*C planes of (H, W).
 
 Semantics are the CPU's (``backends/numba_cpu/pool_kernels.py`` and
-``nn/_functional/pooling.py``), which are torch's, element for element:
+``backends/numpy_families/pooling.py``), which are torch's, element for element:
 
 * max: each window starts at the lowest value (-inf; an integer dtype's
   minimum) with the index of its first pixel inside the plane; a pixel takes
@@ -14,7 +14,7 @@ Semantics are the CPU's (``backends/numba_cpu/pool_kernels.py`` and
   never a candidate.  ``indices`` are flat ``h*W + w`` positions in the plane.
 * avg: the sum of the window's pixels (padding adds zero) divided by the
   window's divisor (count_include_pad / divisor_override / ceil_mode are
-  all in the (Ho, Wo) divisor array that ``pooling._avg_divisor`` computes).
+  all in the (Ho, Wo) divisor array that ``geometry.avg_divisor`` computes).
 
 **Thread layout.**  Forward: thread ``k = cuda.grid(1)`` computes output
 element k of the flat (P, Ho, Wo) result.  Backward: thread k owns *input*
@@ -215,38 +215,3 @@ def avg_pool2d_backward(grad, g, divisor):
             planes._flat(), _divisor(divisor, grad.dtype), grad_input._flat(), *g.size,
             *_window_args(g, dilation=False), grad_input.size)
     return grad_input.reshape(grad.shape[:-2] + g.size)
-
-
-# ---------------------------------------------------------------- torch's signatures
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """``F.max_pool2d(..., return_indices=True)`` on a (N, C, H, W) or (C, H, W) CudaArray.
-
-    Returns (values, indices) CudaArrays plus the window ``Geometry`` (what
-    backward needs).  Arguments are checked by the CPU's own rules.
-    """
-    from ...nn._functional.pooling import _pool_geometry
-    g = _pool_geometry(x, *_pool_args("max_pool2d", kernel_size, stride, padding, dilation),
-                       ceil_mode)
-    return max_pool2d_forward(x, g) + (g,)
-
-
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """``F.avg_pool2d`` on a (N, C, H, W) or (C, H, W) CudaArray.
-
-    Returns (values, geometry, divisor): backward needs the last two.
-    """
-    from ...nn._functional.pooling import _avg_divisor, _pool_geometry
-    kernel, stride, padding, dilation = _pool_args("avg_pool2d", kernel_size, stride, padding, 1)
-    g = _pool_geometry(x, kernel, stride, padding, dilation, ceil_mode)
-    divisor = _avg_divisor(g, count_include_pad, divisor_override)
-    return avg_pool2d_forward(x, g, divisor), g, divisor
-
-
-def _pool_args(name, kernel_size, stride, padding, dilation):
-    from ...nn._functional.pooling import _pair
-    kernel = _pair(name, "kernel_size", kernel_size, "must be a single int or a pair")
-    stride = kernel if stride is None else _pair(name, "stride", stride, "must be a single int "
-                                                  "or a pair")
-    return (kernel, stride, _pair(name, "padding", padding, "must be a single int or a pair"),
-            _pair(name, "dilation", dilation, "must be a single int or a pair"))

@@ -9,9 +9,13 @@ Files, one idea each:
 * ``arithmetic.py``   -- add / sub / mul / div of large same-shape arrays on all cores;
 * ``reduction.py``    -- sum over trailing dimensions, SIMD running sums;
 * ``pool_kernels.py`` / ``col2im_kernels.py`` -- max pooling, and the convolution's
-  col2im, for ``nn.functional`` (``loader.layer_kernel_serves`` decides when);
+  col2im; ``pooling_backend.py`` / ``conv_backend.py`` are the backend methods that run
+  them (``layer_dispatch.py`` decides when), and the convolution's faster product layout
+  with scratch memory reused between calls (``workspace.py``);
 * ``cross_entropy.py`` -- cross-entropy with class-number targets, forward and backward
-  in one loop each, for ``nn.functional.cross_entropy``;
+  in one loop each (``losses_backend.py`` overrides the loss family's rows with them);
+* ``optim_kernels.py`` -- the optimizer updates fused into one loop each
+  (``optim_backend.py`` overrides the optimizer family with them);
 * ``teaching_matmul.py`` -- a readable tiled matmul (the backend itself keeps BLAS);
 * ``loader.py``       -- imports kernel modules on first need; thread-count and
   wait-policy defaults (``NUMBA_NUM_THREADS``, ``OMP_WAIT_POLICY``); fork safety;

@@ -59,9 +59,10 @@ def relu(x, out):
 
 @njit(**_KERNEL)
 def relu_backward(y, grad, out):
-    """grad where the *output* y > 0, else 0 (y > 0 exactly where x > 0)."""
+    """grad where the *output* y > 0 (y > 0 exactly where x > 0), 0 where y <= 0; a nan
+    y (relu of nan) passes grad, as torch's threshold_backward (``nan <= 0`` is False)."""
     for i in prange(grad.size):
-        out[i] = grad[i] if y[i] > 0 else 0.0
+        out[i] = 0.0 if y[i] <= 0 else grad[i]
 
 
 @njit(**_KERNEL)

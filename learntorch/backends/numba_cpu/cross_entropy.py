@@ -1,7 +1,8 @@
 """Cross-entropy with class-number targets: one pass over the logits forward, one backward.
 
-The numpy path of ``nn.functional.cross_entropy`` (``loss_cross_entropy.py``)
-runs about twenty whole-array operations: log_softmax (max, subtract, exp,
+The numpy reference of ``nn.functional.cross_entropy`` (``LossFamily.cross_entropy_rows``
+and its backward, ``backends/numpy_families/losses.py``) runs about twenty
+whole-array operations: log_softmax (max, subtract, exp,
 sum, log, subtract), the checks of the targets, the pick of each row's target
 and the sums.  On a classifier's output -- a (batch, classes) array of a few
 thousand numbers -- each costs about a microsecond of call overhead and almost
@@ -23,7 +24,8 @@ Contract: x / logp / out are C-contiguous (N, C) float32 or float64 arrays of
 one dtype, target a 1-D int64 array of N class numbers, row_grad a 1-D array
 of N gradients of that float dtype.  One thread (no ``prange``): a batch of a
 classifier is far too small to repay waking a second one (``loader.py``).
-Class weights and label smoothing stay on the numpy path.
+Class weights and label smoothing stay with the numpy reference (``losses_backend.py``
+decides).
 """
 import math
 

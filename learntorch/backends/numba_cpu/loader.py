@@ -88,6 +88,19 @@ def usable_cpus(cgroup_root="/sys/fs/cgroup"):
 PARALLEL_MIN_NS = tuning.load()["parallel_min_ns"]
 
 _thread_count = threading.local()  # numba's thread count is per calling thread too
+_thread_cap = None  # learntorch.set_num_threads(n): at most n threads per kernel
+
+
+def set_thread_cap(n):
+    """At most ``n`` threads per kernel call from now on (``None``: all usable CPUs)."""
+    global _thread_cap
+    _thread_cap = n
+    _thread_count.value = None  # the next kernel call sets its count again
+
+
+def thread_cap():
+    """The most threads a kernel call may use."""
+    return _thread_cap if _thread_cap is not None else usable_cpus()
 
 
 def use_threads(single_thread_ns):
@@ -98,6 +111,8 @@ def use_threads(single_thread_ns):
     """
     import numba
     wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS else 1
+    if _thread_cap is not None:
+        wanted = max(1, min(wanted, _thread_cap))
     if getattr(_thread_count, "value", None) != wanted:
         numba.set_num_threads(wanted)
         _thread_count.value = wanted
@@ -116,17 +131,3 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def layer_kernel_serves(a, min_size):
-    """True when a layer's Numba kernel (pooling, col2im) should handle array ``a``.
-
-    That is: the Numba backend is the active one, ``a`` is a float32/float64
-    array of at least ``min_size`` elements (smaller ones stay on numpy, so that
-    toys never import Numba), and kernels may run in this process.
-    """
-    import numpy as np
-    from ... import backends
-    from .backend import NumbaBackend
-    return (isinstance(backends.current, NumbaBackend) and a.size >= min_size
-            and a.dtype in (np.float32, np.float64) and kernels_allowed())

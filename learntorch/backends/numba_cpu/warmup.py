@@ -31,6 +31,7 @@ def _calls(dtype):
     yield "logsumexp", "softmax", "logsumexp_rows", (m, np.empty(2, dtype))
     yield "sum", "reduction", "sum_rows", (m, np.empty(2, dtype))
     yield from _layer_calls(dtype)
+    yield from _optimizer_calls(dtype)
 
 
 def _layer_calls(dtype):
@@ -51,6 +52,19 @@ def _layer_calls(dtype):
            (logits, classes, -100, np.empty_like(logits), np.empty(8, dtype)))
     yield ("cross_entropy_backward", "cross_entropy", "cross_entropy_rows_backward",
            (logits, classes, -100, np.empty(8, dtype), np.empty_like(logits)))
+
+
+def _optimizer_calls(dtype):
+    """The fused optimizer updates (``optim_backend.py``), with every option off: a kernel
+    compiles once per dtype, whatever its options.  Floats are cast to the arrays' dtype and
+    flags stay Python bools, as ``optim_backend.run_kernel`` passes them."""
+    v, zero = np.zeros(1, dtype), dtype.type(0)
+    yield "sgd", "optim_kernels", "sgd", (v, v, v.copy(), *[zero] * 4, False, False, False)
+    yield ("adam", "optim_kernels", "adam",
+           (v, v, v.copy(), v.copy(), v.copy(), *[zero] * 9, False, False, False))
+    yield ("rmsprop", "optim_kernels", "rmsprop",
+           (v, v, v.copy(), v.copy(), v.copy(), *[zero] * 8, False, False))
+    yield "adagrad", "optim_kernels", "adagrad", (v, v, v.copy(), *[zero] * 3, False)
 
 
 def warmup(dtypes=("float32", "float64"), ops=None):

@@ -1,48 +1,36 @@
-"""``F.conv1d`` and ``F.conv2d``: convolution as im2col + matrix products.
+"""``F.conv1d``, ``F.conv2d`` and their transposes: convolution through the backend.
 
-Forward, for an input x (N, C, H, W) and a weight (O, C/groups, kh, kw)::
+The arithmetic is three methods of the backend contract (``backends/numpy_families/
+conv.py`` explains them with a picture: im2col + one matrix product on the cpu; one
+GPU thread per output element on cuda)::
 
-    cols = im2col(x)                          (C*kh*kw, N*Ho*Wo)   every window of every image,
-                                                                   one per column
-    out  = weight.reshape(O, C*kh*kw) @ cols  (O, N*Ho*Wo)         one large matmul (BLAS)
-         + bias, reordered to (N, O, Ho, Wo)
+    out = conv2d(x, W) + b                    the forward
+    dx  = conv2d_backward_input(g, W)         = col2im(W^T @ g)
+    dW  = conv2d_backward_weight(g, x)        = g @ im2col(x)^T, summed over the images
+    db  = g summed over N, Ho, Wo
 
-(see ``im2col.py`` for the picture).  The columns of all images sit side by side
-so that one product serves the whole batch: BLAS is far faster on one large
-product than on N small ones (the course's second conv: ~95 us against ~155 us).
-With ``groups`` > 1 the channels are cut into ``groups`` independent slices --
-rows of ``cols`` and of the weight -- and numpy's matmul broadcasts over them:
-(G, O/G, Cg*kh*kw) @ (G, Cg*kh*kw, N*L).
+for an input x (N, C, H, W), a weight (O, C/groups, kh, kw) and g = dLoss/dout.  This
+file checks the arguments as torch does, works out where the windows lie (a
+``Geometry``) and records the ops.
 
-Backward, with g = dLoss/dout: the forward is the product ``W @ cols``, so by the
-matmul rule
+The two gradients are operations of their own (``ConvolutionBackwardInput``,
+``ConvolutionBackwardWeight``): each is linear in both of its inputs, so its own
+backward is again a convolution or one of the two gradients -- which is what
+``create_graph=True`` differentiates (a gradient penalty, Hessian products).  The
+transposed convolution (``F.conv_transpose2d``) *is* ``conv2d_backward_input``: the
+adjoint of a convolution, spreading every input pixel over a window of outputs.
 
-    dW    = g @ cols^T                        (O, C*kh*kw) -- g as (O, N*Ho*Wo), cols copied
-                                                              again from x
-    dcols = W^T @ g                           (N, C*kh*kw, Ho*Wo)
-    dx    = col2im(dcols)                     every window's gradient added back to its pixels
-    db    = g summed over N, Ho, Wo
-
-dcols is as large as forward's cols (kh*kw times x): one batched product
-makes all of it, then one col2im pass (a Numba kernel for large float arrays)
-adds it back into the image.  The large forward temporaries -- padded image,
-cols -- are scratch arrays reused from call to call (``workspace.py``); on the
-course's CNN that saved ~2 ms of a 5 ms training step in page faults.
-
-A 1-D convolution is the same thing on images of height 1: (N, C, L) is
-viewed as (N, C, 1, L) and the kernel (O, C, k) as (O, C, 1, k), no copy.
+A 1-D convolution is the same thing on images of height 1: (N, C, L) is viewed as
+(N, C, 1, L) and the kernel (O, C, k) as (O, C, 1, k), no copy.
 """
 import numbers
-
-import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
-from ...ops.einsum import einsum
-from .im2col import Col2im, Geometry, Im2col, col2im, im2col, output_size
-from .workspace import scratch
+from ...backends.geometry import Geometry, output_size
+from ...ops._helpers import check_same_device, wrap
+from .named import named
 
 
 class Convolution(Function):
@@ -52,140 +40,119 @@ class Convolution(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, geometry, groups):
-        a, w = _as_4d(x._data), _as_4d(weight._data)
-        n, o = a.shape[0], w.shape[0]
-        ho, wo = geometry.out
-        # sizes spelled out: numpy cannot infer a "-1" when another size is 0
-        rows, pixels = w[0].size, ho * wo                              # Cg*kh*kw, Ho*Wo
-        if _on_cuda(a):  # the GPU kernels of backends/cuda/conv.py
-            out = _cuda_conv().forward(a, w, None, geometry, groups).reshape(n, o, pixels)
-            if bias is not None:
-                out += bias._data[:, None]  # out is a fresh result: add in place
-        else:
-            cols = _window_columns(a, geometry, groups)                 # (G, Cg*kh*kw, N*L)
-            wm = w.reshape(groups, o // groups, rows)                   # (G, O/G, Cg*kh*kw)
-            # one product per group for the whole batch (a few large BLAS calls, not one
-            # small one per image); its (O, N, L) result is turned into (N, O, L) below
-            by_channel = np.asarray(backends.current.matmul(wm, cols)).reshape(o, n, pixels)
-            out = np.empty((n, o, pixels), dtype=by_channel.dtype)
-            if bias is not None:  # the bias is added by the copy that reorders the result
-                np.add(by_channel.transpose(1, 0, 2), bias._data[:, None], out=out)
-            else:
-                np.copyto(out, by_channel.transpose(1, 0, 2))
-        out = out.reshape(n, o, ho, wo)
+        out = backends.current.conv2d(_as_4d(x._data), _as_4d(weight._data),
+                                      None if bias is None else bias._data, geometry, groups)
         ctx.geometry, ctx.groups = geometry, groups
         # like torch, keep the input, not its kh*kw times larger im2col matrix: backward
         # copies the windows again (cheap next to the products), and memory stays small
         ctx.save_for_backward(x, weight)
-        return wrap(out if x.ndim == 4 else out.reshape(n, o, wo))  # 1-D: drop the unit height
+        return wrap(_as_dims(out, x.ndim))
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        if recording_gradient_graph():
-            return _backward_from_ops(ctx, grad, x, weight) + (None, None)
         g, groups = ctx.geometry, ctx.groups
-        n, c = x.shape[:2]
-        o = weight.shape[0]
-        w = _as_4d(weight._data)
-        if _on_cuda(w):
-            grads = _cuda_conv().backward(grad._data.reshape((n, o) + g.out), _as_4d(x._data), w,
-                                          g, groups, (need_x, need_w, need_b))
-            shapes = (x.shape, weight.shape, (o,))
-            return tuple(None if a is None else wrap(a.reshape(shape))
-                         for a, shape in zip(grads, shapes)) + (None, None)
-        # the gradient as the (N, G, O/G, L) stack of forward's products
-        g4 = grad._data.reshape(n, groups, o // groups, g.out[0] * g.out[1])
-        matmul = backends.current.matmul
-        gx = gw = gb = None
-        if need_w:
-            cols = _window_columns(_as_4d(x._data), g, groups)     # (G, Cg*kh*kw, N*L)
-            # dW = g @ cols^T over the whole batch at once: g reordered to (G, O/G, N*L)
-            by_channel = np.ascontiguousarray(g4.transpose(1, 2, 0, 3)).reshape(
-                groups, o // groups, n * g4.shape[-1])
-            gw = wrap(np.asarray(matmul(by_channel, cols.swapaxes(-1, -2))).reshape(
-                weight.shape))
-        if need_x:
-            gx = wrap(_input_gradient(w, g4, g, groups, n, c).reshape(x.shape))
-        if need_b:
-            gb = wrap(g4.sum(axis=(0, 3)).reshape(o))
-        return gx, gw, gb, None, None
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        return (ConvolutionBackwardInput.apply(grad, weight, g, groups) if need_x else None,
+                ConvolutionBackwardWeight.apply(grad, x, g, groups) if need_w else None,
+                grad.sum(dim=bias_dims(grad.ndim)) if need_b else None, None, None)
 
 
-def _window_columns(a, g, groups):
-    """im2col of ``a`` laid out channel-major: (G, Cg*kh*kw, N*Ho*Wo), one column per
-    window of every image, so that one matrix product per group covers the whole batch.
+class ConvolutionBackwardInput(Function):
+    """dx = conv2d_backward_input(grad, W): linear in grad and in W, so its derivatives are
+    a convolution (d/dgrad) and a weight gradient (d/dW)."""
 
-    The windows are copied straight into that order (no second reordering copy) in
-    reused scratch arrays (see workspace.py): the result never escapes the caller.
+    node_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, weight, geometry, groups):
+        ctx.geometry, ctx.groups = geometry, groups
+        ctx.save_for_backward(grad, weight)
+        return wrap(_as_dims(backends.current.conv2d_backward_input(
+            _as_4d(grad._data), _as_4d(weight._data), geometry, groups), weight.ndim))
+
+    @staticmethod
+    def backward(ctx, gg):
+        # <gg, dx(grad, W)> = <grad, conv2d(gg, W)>: differentiate that in grad and in W
+        grad, weight = ctx.saved_tensors
+        g, groups = ctx.geometry, ctx.groups
+        return (Convolution.apply(gg, weight, None, g, groups) if ctx.needs_input_grad[0]
+                else None,
+                ConvolutionBackwardWeight.apply(grad, gg, g, groups) if ctx.needs_input_grad[1]
+                else None, None, None)
+
+
+class ConvolutionBackwardWeight(Function):
+    """dW = conv2d_backward_weight(grad, x): linear in grad and in x, so its derivatives are
+    a convolution (d/dgrad) and an input gradient (d/dx)."""
+
+    node_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, geometry, groups):
+        ctx.geometry, ctx.groups = geometry, groups
+        ctx.save_for_backward(grad, x)
+        gw = backends.current.conv2d_backward_weight(_as_4d(grad._data), _as_4d(x._data),
+                                                     geometry, groups)
+        return wrap(gw if x.ndim == 4 else gw.reshape(gw.shape[:2] + gw.shape[3:]))
+
+    @staticmethod
+    def backward(ctx, gg):
+        # <gg, dW(grad, x)> = <grad, conv2d(x, gg)>: differentiate that in grad and in x
+        grad, x = ctx.saved_tensors
+        g, groups = ctx.geometry, ctx.groups
+        return (Convolution.apply(x, gg, None, g, groups) if ctx.needs_input_grad[0] else None,
+                ConvolutionBackwardInput.apply(grad, gg, g, groups) if ctx.needs_input_grad[1]
+                else None, None, None)
+
+
+class ConvolutionTranspose(Function):
+    """The transposed convolution: ``conv2d_backward_input(x, W)`` plus the bias.
+
+    Its geometry describes the *convolution it transposes*, from this op's output
+    (``geometry.size``) to its input (``geometry.out``).
     """
-    n, c = a.shape[:2]
-    pad = scratch("conv.padded", (n, c) + g.buffer, a.dtype) if g.padded else None
-    by_row = scratch("conv.cols", (c,) + g.kernel + (n,) + g.out, a.dtype)
-    im2col(a, g, out=by_row.transpose(3, 0, 1, 2, 4, 5), pad_out=pad)  # (N, C, kh, kw, ...)
-    rows = (c // groups) * g.kernel[0] * g.kernel[1]
-    return by_row.reshape(groups, rows, n * g.out[0] * g.out[1])  # sizes spelled out: may be 0
+
+    node_name = "ConvolutionBackward0"  # torch records both directions as one op
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, geometry, groups):
+        backend = backends.current
+        out = backend.conv2d_backward_input(_as_4d(x._data), _as_4d(weight._data), geometry,
+                                            groups)
+        if bias is not None:
+            out = backend.add(out, bias._data.reshape(-1, 1, 1))
+        ctx.geometry, ctx.groups = geometry, groups
+        ctx.save_for_backward(x, weight)
+        return wrap(_as_dims(out, x.ndim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        # out = dx(x, W) of the convolution it transposes: <grad, out> = <x, conv2d(grad, W)>
+        # (a convolution under the name torch gives the backward of a convolution op)
+        x, weight = ctx.saved_tensors
+        g, groups = ctx.geometry, ctx.groups
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        return (named(Convolution, "ConvolutionBackwardBackward0").apply(grad, weight, None, g,
+                                                                         groups)
+                if need_x else None,
+                ConvolutionBackwardWeight.apply(x, grad, g, groups) if need_w else None,
+                grad.sum(dim=bias_dims(grad.ndim)) if need_b else None, None, None)
 
 
-def _input_gradient(w, g4, g, groups, n, c):
-    """dx = col2im(W^T @ g): the gradient of every window, added back to its pixels.
-
-    (G, Cg*kh*kw, O/G) @ (N, G, O/G, L) -> (N, G, Cg*kh*kw, L) is the gradient
-    of cols, (N, C, kh, kw, Ho, Wo): one product per image (W^T is a view that
-    BLAS reads transposed in place).  Taking the product one kernel tap at a
-    time instead -- nine (Cg, O/G) @ (O/G, L) products per image, each added
-    into a padded image at once -- needs less memory but, with numpy's strided
-    adds, took ~1.3x as long on the course CNN's second layer.
-    """
-    o = w.shape[0]
-    wm = w.reshape(groups, o // groups, w[0].size)
-    dcols = np.asarray(backends.current.matmul(wm.swapaxes(-1, -2), g4))
-    return col2im(dcols.reshape((n, c) + g.kernel + g.out), g)
-
-
-def _backward_from_ops(ctx, grad, x, weight):
-    """The same three rules built from differentiable ops (backward with create_graph=True),
-    so that the gradient can itself be differentiated (a gradient penalty, Hessian products).
-
-    The products are einsums rather than matmuls of transposed views: an einsum's
-    result, and each of its gradients, comes out contiguous in its own letter
-    order, so every reshape here and in the backward of this graph is a view.  A
-    transposed operand would send its gradient back transposed, and reshaping that
-    to the weight's or the gradient's shape needs a copy (which cuda tensors
-    cannot make inside ``reshape`` yet).
-    """
-    g, groups = ctx.geometry, ctx.groups
-    need_x, need_w, need_b = ctx.needs_input_grad[:3]
-    n, c = x.shape[:2]
-    o = weight.shape[0]
-    rows, pixels = weight[0].numel(), g.out[0] * g.out[1]
-    g4 = grad.reshape(n, groups, o // groups, pixels)        # n g o l: o this group's outputs
-    gx = gw = gb = None
-    if need_w:
-        cols = Im2col.apply(x.reshape((n, c) + g.size), g).reshape(n, groups, rows, pixels)
-        gw = einsum("ngol,ngrl->gor", g4, cols).reshape(weight.shape)    # dW = g @ cols^T
-    if need_x:
-        wm = weight.reshape(groups, o // groups, rows)
-        dcols = einsum("gor,ngol->ngrl", wm, g4)                          # dcols = W^T @ g
-        gx = Col2im.apply(dcols.reshape((n, c) + g.kernel + g.out), g).reshape(x.shape)
-    if need_b:
-        gb = grad.sum(dim=[d for d in range(grad.ndim) if d != 1])
-    return gx, gw, gb
-
-
-def _on_cuda(a):
-    return not isinstance(a, np.ndarray)  # a device array (backends/cuda)
-
-
-def _cuda_conv():
-    from ...backends.cuda import conv
-    return conv
+def bias_dims(ndim):
+    """The dims a bias (one value per channel, dim 1) was broadcast along."""
+    return [d for d in range(ndim) if d != 1]
 
 
 def _as_4d(a):
     """A 1-D convolution's (N, C, L) array as (N, C, 1, L): a view, nothing copied."""
     return a if a.ndim == 4 else a.reshape(a.shape[:2] + (1,) + a.shape[2:])
+
+
+def _as_dims(a, ndim):
+    """A 4-D result back in the caller's rank: a 1-D op drops the unit height."""
+    return a if ndim == 4 else a.reshape(a.shape[:2] + a.shape[3:])
 
 
 # ---------------------------------------------------------------- the public functions
@@ -211,6 +178,110 @@ def _convolution(name, dims, input, weight, bias, stride, padding, dilation, gro
                                "padding), 'same' (output as large as the input) or numbers")
     else:
         padding = _expand(name, "padding", padding, dims)
+    _check_window_arguments(stride, padding, dilation, groups)
+    if padding == "same" and any(s != 1 for s in stride):
+        raise RuntimeError(f"padding='same' is not supported for strided convolutions (got "
+                           f"stride={list(stride)}); use stride=1 or give the padding as numbers")
+    _check_ranks(name, dims, input, weight, "out_channels, in_channels/groups")
+    if input.ndim == dims + 1:  # one unbatched sample: a batch of one, as torch does
+        out = _convolution(name, dims, input.unsqueeze(0), weight, bias, stride, padding,
+                           dilation, groups)
+        return out.squeeze(0)
+    _check_shapes(input, weight, bias, groups)
+    _check_dtypes(name, input, weight, bias)
+    check_same_device(input, weight, bias)
+    geometry = _geometry(input, weight, stride, padding, dilation)
+    return Convolution.apply(input, weight, bias, geometry, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transposed 2-D convolution of ``input`` (N, C_in, H, W) or (C_in, H, W) with
+    ``weight`` (C_in, C_out/groups, kH, kW), as ``torch.nn.functional.conv_transpose2d``:
+    the gradient of a convolution with that weight, spreading every input pixel over a
+    window of the output ("deconvolution", upsampling by ``stride``)."""
+    return _transposed("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                       output_padding, groups, dilation)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transposed 1-D convolution of ``input`` (N, C_in, L) or (C_in, L) with ``weight``
+    (C_in, C_out/groups, k), as ``torch.nn.functional.conv_transpose1d``."""
+    return _transposed("conv_transpose1d", 1, input, weight, bias, stride, padding,
+                       output_padding, groups, dilation)
+
+
+def _transposed(name, dims, input, weight, bias, stride, padding, output_padding, groups,
+                dilation):
+    _check_types(name, input, weight, bias, groups)
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str (a "
+                        "transposed convolution takes its padding as numbers)")
+    stride, padding, dilation, output_padding = (
+        _expand(name, what, value, dims) for what, value in
+        (("stride", stride), ("padding", padding), ("dilation", dilation),
+         ("output_padding", output_padding)))
+    _check_window_arguments(stride, padding, dilation, groups)
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        sizes = " ".join(f"{what}_{axis}: {v}" for what, values in
+                         (("output_padding", output_padding), ("stride", stride),
+                          ("dilation", dilation))
+                         for axis, v in zip(("height", "width")[-dims:], values))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
+                           f"got {sizes}")
+    _check_ranks(name, dims, input, weight, "in_channels, out_channels/groups")
+    if input.ndim == dims + 1:  # one unbatched sample: a batch of one, as torch does
+        return _transposed(name, dims, input.unsqueeze(0), weight, bias, stride, padding,
+                           output_padding, groups, dilation).squeeze(0)
+    c_in, c_out = weight.shape[0], weight.shape[1] * groups
+    if c_in < groups or c_in % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(weight.shape)}] instead (in_channels must be a "
+            "multiple of groups)")
+    if input.shape[1] != c_in:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {c_in} channels, but got {input.shape[1]} "
+            "channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != c_out):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+            f"1-dimensional with {c_out} elements, but got bias of size {list(bias.shape)} "
+            "instead")
+    _check_dtypes(name, input, weight, bias)
+    check_same_device(input, weight, bias)
+    size, kernel = tuple(input.shape[2:]), tuple(weight.shape[2:])
+    out = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op
+                in zip(size, stride, padding, dilation, kernel, output_padding))
+    if any(o <= 0 for o in out):
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, size))}). Calculated output "
+            f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    # the convolution this one transposes runs from our output (its input) to our input
+    geometry = Geometry(out, kernel, stride, dilation, padding, size)
+    if dims == 1:
+        geometry = Geometry((1,) + out, (1,) + kernel, (1,) + stride, (1,) + dilation,
+                            (0,) + padding, (1,) + size)
+    return ConvolutionTranspose.apply(input, weight, bias, geometry, groups)
+
+
+def _check_ranks(name, dims, input, weight, channels):
+    """An unbatched or batched input, and a weight (``channels``, *kernel), as torch wants."""
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input.shape)}")
+    if weight.ndim != dims + 2:
+        kernel = "kH, kW" if dims == 2 else "kL"
+        raise RuntimeError(
+            f"{name} expects a {dims + 2}-D weight ({channels}, {kernel}), but got weight of "
+            f"size {list(weight.shape)}")
+
+
+def _check_window_arguments(stride, padding, dilation, groups):
+    """torch's rules for the numbers every convolution takes."""
     if any(s <= 0 for s in stride):
         raise RuntimeError(f"non-positive stride is not supported (got stride={list(stride)})")
     if any(d <= 0 for d in dilation):
@@ -221,27 +292,6 @@ def _convolution(name, dims, input, weight, bias, stride, padding, dilation, gro
                            "to crop the input, slice it first")
     if groups <= 0:
         raise RuntimeError(f"non-positive groups is not supported (got groups={groups})")
-    if padding == "same" and any(s != 1 for s in stride):
-        raise RuntimeError(f"padding='same' is not supported for strided convolutions (got "
-                           f"stride={list(stride)}); use stride=1 or give the padding as numbers")
-    if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(
-            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}")
-    if weight.ndim != dims + 2:
-        kernel = "kH, kW" if dims == 2 else "kL"
-        raise RuntimeError(
-            f"{name} expects a {dims + 2}-D weight (out_channels, in_channels/groups, {kernel}), "
-            f"but got weight of size {list(weight.shape)}")
-    if input.ndim == dims + 1:  # one unbatched sample: a batch of one, as torch does
-        out = _convolution(name, dims, input.unsqueeze(0), weight, bias, stride, padding,
-                           dilation, groups)
-        return out.squeeze(0)
-    _check_shapes(input, weight, bias, groups)
-    _check_dtypes(name, input, weight, bias)
-    check_same_device(input, weight, bias)
-    geometry = _geometry(input, weight, stride, padding, dilation)
-    return Convolution.apply(input, weight, bias, geometry, groups)
 
 
 def _geometry(input, weight, stride, padding, dilation):

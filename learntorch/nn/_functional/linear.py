@@ -13,16 +13,16 @@ broadcastable to (..., out), and g = dLoss/dy:
 The leading "batch" dims can be any number (none, for a single vector); they
 are merged into one before multiplying, so the backend only ever multiplies
 two matrices (the simplest ``matmul`` contract, which a learner's own kernel
-can serve).
+can serve).  The forward is the backend's ``linear`` (matmul, then the bias added
+in place into its result); the backward is tensor ops.
 """
 import math
-import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from ...autograd.function import Function
-from ...ops._helpers import as_array, check_same_device, wrap
+from ...ops._helpers import check_same_device, wrap
 from ...ops.broadcast import is_expandable_to
 
 
@@ -31,25 +31,23 @@ class Linear(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias):
-        ctx.save_for_backward(x, weight)
+        # dx needs the weight and dW the input: save only what the asked-for gradients read,
+        # so that a later in-place change of the other is no error (torch's rule)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(x if needs[1] else None, weight if needs[0] else None)
+        ctx.x_shape, ctx.weight_shape = x._data.shape, weight._data.shape
         ctx.bias_shape = None if bias is None else bias._data.shape
-        out_shape = x._data.shape[:-1] + (weight.shape[0],)
-        # weight.T is a transposed *view*: BLAS reads it in place, nothing is copied
-        y = as_array(backends.current.matmul(_matrix(x._data), weight._data.T))
-        y = y.reshape(out_shape)
-        if bias is not None:
-            # y is matmul's fresh result and b broadcasts to its shape: add in place, no copy
-            np.add(y, bias._data, out=y)
-        return wrap(y)
+        return wrap(backends.current.linear(x._data, weight._data,
+                                            None if bias is None else bias._data))
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        n_out, n_in = weight.shape
-        rows = math.prod(x.shape[:-1])
+        n_out, n_in = ctx.weight_shape
+        rows = math.prod(ctx.x_shape[:-1])
         g2 = grad.reshape(rows, n_out)  # the leading dims merged: one matrix product each
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gx = (g2 @ weight).reshape(x.shape) if need_x else None
+        gx = (g2 @ weight).reshape(ctx.x_shape) if need_x else None
         gw = g2.mT @ x.reshape(rows, n_in) if need_w else None
         # the bias was added to every row: the engine sums grad over the rows
         return gx, gw, (grad if need_b else None)

@@ -12,7 +12,8 @@ mse_loss, huber_loss,              MseLoss, HuberLoss,             loss_regressi
 smooth_l1_loss                     SmoothL1Loss
 l1_loss                            abs(input - target), mean/sum   (this file, as torch)
 nll_loss                           NllLoss                         loss_nll.py
-cross_entropy                      CrossEntropy (fused)            loss_cross_entropy.py
+cross_entropy                      CrossEntropy (fused),           loss_cross_entropy.py
+                                   CrossEntropyProbabilities
 binary_cross_entropy(_with_logits) BinaryCrossEntropy(WithLogits)  loss_binary.py
 =================================  ==============================  =====================
 """
@@ -24,7 +25,7 @@ from ...ops._helpers import check_same_device
 from ...ops.broadcast import _broadcast_tuple as broadcast_shapes
 from .loss_binary import BinaryCrossEntropy, BinaryCrossEntropyWithLogits
 from .loss_class_targets import check_class_weight, check_index_target, short_name
-from .loss_cross_entropy import CrossEntropy
+from .loss_cross_entropy import CrossEntropy, CrossEntropyProbabilities
 from .loss_nll import NllLoss
 from .loss_reduction import check_reduction, resolve
 from .loss_regression import HuberLoss, MseLoss, SmoothL1Loss
@@ -251,8 +252,8 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
     dtype = promote_types(input.dtype, target.dtype)
     if weight is not None:
         dtype = promote_types(dtype, weight.dtype)
-    return CrossEntropy.apply(_cast(input, dtype), _cast(target, dtype), _cast(weight, dtype),
-                              ignore_index, label_smoothing, reduction)
+    return CrossEntropyProbabilities.apply(_cast(input, dtype), _cast(target, dtype),
+                                           _cast(weight, dtype), label_smoothing, reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

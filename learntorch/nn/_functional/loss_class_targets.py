@@ -11,11 +11,12 @@ input                  target              meaning
 =====================  ==================  =======================================
 
 A target is an int64 (or uint8) class number in [0, C), or ``ignore_index``:
-that position then contributes nothing, not even to the denominator of the mean.
+that position then contributes nothing, not even to the denominator of the mean
+(the backend checks the values: ``backends/numpy_families/losses.py``).
 
-The kernels see a single layout, *rows*: a 2-D (M, C) array with the classes
+The backend sees a single layout, *rows*: a 2-D (M, C) array with the classes
 last and one row per sample/position (M = N * d1 * ... * dk).  ``to_rows`` and
-``from_rows`` move between the two; for (N, C) input they cost nothing.
+``from_rows`` move between the two with views; for (N, C) input they cost nothing.
 """
 import numpy as np
 
@@ -99,7 +100,9 @@ def working_dtype(a):
 
 
 def to_rows(a):
-    """(N, C, d1, ..., dk) -> (M, C) with classes last; (C,) -> (1, C); (N, C) unchanged."""
+    """(N, C, d1, ..., dk) -> (M, C) with classes last; (C,) -> (1, C); (N, C) unchanged.
+
+    (A reshape, which copies only when the moved classes are not already last.)"""
     if a.ndim == 1:
         return a.reshape(1, -1)
     if a.ndim == 2:
@@ -115,56 +118,6 @@ def from_rows(rows, shape):
     return np.moveaxis(moved, -1, 1)
 
 
-def target_rows(target, n_classes, ignore_index):
-    """Flat class numbers as array indices, and which rows count (are not ``ignore_index``).
-
-    Ignored rows get class 0, a valid index, so the rows can be gathered in one
-    vectorized step; ``valid`` masks them out afterwards.  A class number outside
-    [0, C) is torch's IndexError, naming it.
-    """
-    t = target.reshape(-1).astype(np.intp, copy=False)
-    valid = t != ignore_index
-    if valid.all():
-        bad = (t < 0) | (t >= n_classes)
-    else:
-        bad = valid & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        first = t[np.argmax(bad)]
-        raise IndexError(f"Target {first} is out of bounds. Class numbers must be in [0, "
-                         f"{n_classes - 1}] for an input with {n_classes} classes (or equal to "
-                         f"ignore_index={ignore_index})")
-    if not valid.all():
-        t = np.where(valid, t, 0)
-    return t, valid
-
-
-def row_weights(weight, t, valid, dtype):
-    """The weight of each row's target class, w[target] (1 without a weight); 0 where ignored.
-
-    Their sum is what a 'mean' divides by: the count of rows that were not
-    ignored, or, with class weights, the total weight of their classes.
-    """
-    if weight is None:
-        return valid.astype(dtype)
-    return np.where(valid, weight[t], 0).astype(dtype, copy=False)
-
-
 def loss_shape(input_shape):
     """The shape of reduction='none': the input's without its class dim."""
     return input_shape[:1] + input_shape[2:] if len(input_shape) > 1 else ()
-
-
-def grad_per_row(grad, reduction, n_rows):
-    """The incoming gradient as one value per row (reduction='none') or one 0-dim value."""
-    return grad.reshape(n_rows) if reduction == "none" else grad
-
-
-def ignored_rows_zero(g, valid):
-    """Per-row gradients with ignored rows set to 0, even where g is NaN or inf.
-
-    A 'mean' over zero total weight divides by 0; torch still gives ignored rows
-    a gradient of exactly 0 (they take no part in the loss), and so do we.
-    """
-    if valid.all():
-        return g
-    return np.where(valid, g, 0).astype(g.dtype, copy=False)

@@ -9,21 +9,17 @@ A loss first computes one value per element (MSE, BCE) or per sample
   or, for the class-weighted losses, the sum of the weights that were used
   (so that a weighted mean stays a mean).
 
-The backward of the reduction is what every loss's backward starts from: the
-gradient of each per-element loss is ``grad`` itself ('none': one gradient per
-element; 'sum': the same 0-dim gradient broadcast to all of them) or
-``grad / count`` ('mean').  ``per_element_grad`` computes exactly that, on numpy
-arrays (the fast path) or on tensors (the differentiable path used by
-``create_graph=True``).
+The reduction itself is the backend's ``loss_reduction`` (each loss's forward
+calls it on its per-element losses).  Its backward is what every loss's backward
+starts from: the gradient of each per-element loss is ``grad`` itself ('none': one
+gradient per element; 'sum': the same 0-dim gradient broadcast to all of them) or
+``grad / count`` ('mean').  ``per_element_grad`` computes exactly that, with tensor
+ops.
 
 Before ``reduction`` existed, torch had two flags, ``size_average`` and
 ``reduce``; they still override ``reduction`` when given (with torch's warning).
 """
 import warnings
-
-import numpy as np
-
-from ...backends.reference import as_array
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -67,31 +63,12 @@ def resolve(size_average, reduce, reduction):
     return check_reduction(reduction, stacklevel=4)
 
 
-def reduce_array(loss, reduction, count=None):
-    """Reduce the per-element ``loss`` array; 'mean' divides by ``count`` (default: its size).
-
-    The mean of nothing (count 0) is NaN, as in torch, without numpy's warning.
-    """
-    if reduction == "none":
-        return loss
-    total = as_array(loss.sum(), dtype=loss.dtype)
-    if reduction == "sum":
-        return total
-    count = loss.size if count is None else count
-    if count == 0 or count != count:  # 0/0 (or a NaN count): NaN, without numpy's warning
-        return as_array(np.nan, dtype=loss.dtype)
-    return as_array(total / count, dtype=loss.dtype)
-
-
 def per_element_grad(grad, reduction, count):
-    """dLoss/d(each per-element loss): ``grad``, or ``grad / count`` for 'mean'.
+    """dLoss/d(each per-element loss), on Tensors: ``grad``, or ``grad / count`` for 'mean'.
 
-    ``grad`` is an array or a tensor; 0-dim unless the reduction is 'none'.
+    ``grad`` is 0-dim unless the reduction is 'none'; the loss's derivative broadcasts it
+    over the elements (or rows) it reduced.
     """
     if reduction != "mean":
         return grad
-    if isinstance(grad, np.ndarray):
-        if count == 0 or count != count:
-            return np.full(grad.shape, np.nan, dtype=grad.dtype)
-        return as_array(grad / count, dtype=grad.dtype)
-    return grad / count
+    return grad / float(count)

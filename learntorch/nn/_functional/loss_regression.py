@@ -18,89 +18,83 @@ Both are quadratic near 0 (smooth gradients for small errors) and linear far out
 (an outlier pulls with a bounded force, unlike MSE).  L1 = |d| has no Function of
 its own: as in torch it is ``abs(input - target)`` followed by mean or sum.
 
-Each is one ``Function`` (one node, named as torch's).  Backward has two paths
-with the same formula: numpy arrays (fast), or tensor ops when
-``create_graph=True`` asks for a gradient that can itself be differentiated.
+Each is one ``Function`` (one node, named as torch's) whose forward is the backend's
+per-element loss and ``loss_reduction``.  MSE's derivative is the backend's
+``mse_loss_backward`` (one pass, an op of its own for second derivatives); the other
+two are written with tensor ops.
 """
-import numpy as np
-
+from ... import backends
 from ...autograd.function import Function
-from ...ops._helpers import as_array, recording_gradient_graph, wrap
-from .loss_reduction import per_element_grad, reduce_array
+from ...ops._helpers import wrap
+from .loss_reduction import per_element_grad
 
 
 class _PointwiseLoss(Function):
-    """forward/backward shared by the three; subclasses give the two formulas."""
+    """forward/backward shared by the three: backend ``<name>`` and the derivative below."""
 
-    @staticmethod
-    def loss(d, param):
-        raise NotImplementedError
-
-    @staticmethod
-    def derivative(d, param):
-        """d(loss)/d(d), on an array or a tensor ``d``."""
-        raise NotImplementedError
+    backend_method = None
 
     @classmethod
     def forward(cls, ctx, input, target, reduction, param):
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.param = reduction, param
-        d = as_array(input._data - target._data)  # (numpy makes 0-dim results scalars)
-        ctx.count = d.size
-        return wrap(reduce_array(cls.loss(d, param), reduction))
+        loss = getattr(backends.current, cls.backend_method)(input._data, target._data,
+                                                             *(() if param is None else (param,)))
+        ctx.count = loss.size
+        return wrap(backends.current.loss_reduction(loss, reduction))
 
     @classmethod
     def backward(cls, ctx, grad):
         input, target = ctx.saved_tensors
-        if recording_gradient_graph():
-            d = input - target
-            g = per_element_grad(grad, ctx.reduction, ctx.count)
-        else:
-            d = as_array(input._data - target._data)
-            g = per_element_grad(grad._data, ctx.reduction, ctx.count)
+        g = per_element_grad(grad, ctx.reduction, ctx.count)
         # the gradient has the broadcast shape; the engine sums it back to each input's shape
-        gx = cls.derivative(d, ctx.param) * g
-        if not recording_gradient_graph():
-            gx = wrap(as_array(gx, dtype=d.dtype))
+        gx = cls.derivative(g, input, target, ctx.param)
         gt = -gx if ctx.needs_input_grad[1] else None
         return (gx if ctx.needs_input_grad[0] else None), gt, None, None
 
 
 class MseLoss(_PointwiseLoss):
     node_name = "MseLossBackward0"
+    backend_method = "mse_loss"
 
     @staticmethod
-    def loss(d, param):
-        return d * d
+    def derivative(g, input, target, param):
+        return MseLossBackward.apply(g, input, target)  # 2 (input - target) g
+
+
+class MseLossBackward(Function):
+    """2 * (input - target) * grad, in one backend pass (torch's mse_loss_backward)."""
+
+    node_name = "MseLossBackwardBackward0"
 
     @staticmethod
-    def derivative(d, param):
-        return 2 * d
+    def forward(ctx, grad, input, target):
+        ctx.save_for_backward(grad, input, target)
+        return wrap(backends.current.mse_loss_backward(input._data, target._data, grad._data))
+
+    @staticmethod
+    def backward(ctx, gg):
+        # linear in grad (d/dgrad = the same op on gg); d/dinput = 2 gg grad = -d/dtarget
+        grad, input, target = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        d_grad = MseLossBackward.apply(gg, input, target) if needs[0] else None
+        d_input = 2 * gg * grad if needs[1] or needs[2] else None
+        return d_grad, (d_input if needs[1] else None), (-d_input if needs[2] else None)
 
 
 class HuberLoss(_PointwiseLoss):
     node_name = "HuberLossBackward0"
+    backend_method = "huber_loss"
 
     @staticmethod
-    def loss(d, delta):
-        z = np.abs(d)
-        return np.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta)).astype(d.dtype)
-
-    @staticmethod
-    def derivative(d, delta):
-        if isinstance(d, np.ndarray):
-            return np.clip(d, -delta, delta)
-        return d.clamp(-delta, delta)
+    def derivative(g, input, target, delta):
+        return (input - target).clamp(-delta, delta) * g
 
 
 class SmoothL1Loss(_PointwiseLoss):
     node_name = "SmoothL1LossBackward0"
+    backend_method = "smooth_l1_loss"
 
     @staticmethod
-    def loss(d, beta):
-        z = np.abs(d)
-        return np.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta).astype(d.dtype)
-
-    @staticmethod
-    def derivative(d, beta):
-        return HuberLoss.derivative(d, beta) / beta
+    def derivative(g, input, target, beta):
+        return (input - target).clamp(-beta, beta) / beta * g

@@ -1,158 +1,248 @@
-"""``F.batch_norm`` and ``F.layer_norm``: normalise, then scale and shift.
+"""``F.batch_norm``, ``F.layer_norm`` and ``F.group_norm``: normalise, then scale and shift.
 
-Both compute, over some dimensions ("the group" of each element),
+All three compute, over some dimensions ("the group" of each element),
 
     x_hat = (x - mean) / sqrt(var + eps)        y = x_hat * weight + bias
 
-with the *biased* variance (divided by n, not n - 1).  They differ only in
-the group: batch norm normalises each channel over the batch and spatial
-dims (N, H, W for an (N, C, H, W) input); layer norm normalises each sample
-over its last dims (``normalized_shape``).
+with the *biased* variance (divided by n, not n - 1).  They differ only in the
+group: batch norm normalises each channel over the batch and spatial dims (N, H, W
+for an (N, C, H, W) input); layer norm normalises each sample over its last dims
+(``normalized_shape``); group norm normalises each sample over a group of channels
+and their pixels.  Each picks its group by *viewing* the input in a shape where the
+group is a set of dims (group norm: (N, C, H, W) as (N, G, C/G, H*W), the group
+dims 2 and 3), and the parameters in a shape that broadcasts against that view.
 
-Each is one ``Function`` whose backward is the closed-form gradient (derived
-once on paper instead of recorded as ten small ops).  With g = dLoss/dx_hat
-= grad * weight, and means taken over the group:
+The arithmetic is the backend's normalisation family (``backends/numpy_families/
+normalization.py``, which derives the gradient).  The backward is two ops of their
+own, so that it can itself be differentiated (``create_graph=True``):
 
-    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sqrt(var + eps)
+* ``NormalizeBackward`` -- dLoss/dx from dLoss/dx_hat, in one backend pass;
+* ``NormalizeAffineBackward`` -- the parameters' gradients, sum(grad * x_hat), sum(grad).
 
-The two subtracted terms are what flows back through ``mean`` and ``var``,
-which depend on every x in the group.  In batch norm's eval mode the running
-statistics are constants, so only ``dx = g / sqrt(var + eps)`` is left.
-The backward is written with tensor ops, so it can itself be differentiated
-(``create_graph=True``).
+Their own backwards (the second derivatives) are written with tensor ops, the
+statistics recomputed from ``x`` so that higher derivatives see how they depend on it.
 """
 import math
-import numpy as np
+import numbers
 
 from ... import _dtypes
+from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...ops._helpers import check_same_device, recording_gradient_graph, wrap
+from ...ops._helpers import check_same_device, wrap
+from .named import named
 
 
-def _statistics(a, axes):
-    """Mean and biased variance of ``a`` over ``axes`` (kept as size-1 dims)."""
-    mean = a.mean(axis=axes, keepdims=True)
-    var = np.square(a - mean).mean(axis=axes, keepdims=True)  # two passes: no cancellation
-    return mean, var
+class _Groups:
+    """How a normalisation sees its input: ``view`` (the input's shape for the statistics),
+    ``dims`` (the group: the dims of ``view`` reduced over) and ``affine`` (the shape of
+    the weight and bias in that view, broadcasting against it)."""
+
+    __slots__ = ("view", "dims", "affine")
+
+    def __init__(self, view, dims, affine):
+        self.view, self.dims, self.affine = tuple(view), tuple(dims), tuple(affine)
 
 
-def _input_grad(g, x_hat, inv_std, dims):
-    """dLoss/dx for x_hat = (x - mean(x)) * inv_std, given g = dLoss/dx_hat (see the top)."""
-    return inv_std * (g - g.mean(dim=dims, keepdim=True)
-                      - x_hat * (g * x_hat).mean(dim=dims, keepdim=True))
+class _Normalization(Function):
+    """What batch, layer and group norm share; a subclass says how it groups its input."""
+
+    @staticmethod
+    def _forward(ctx, x, weight, bias, groups, eps, running=None):
+        """(y, var) for ``x`` grouped by ``groups``: batch statistics, or the ``running``
+        (mean, var) when given."""
+        backend = backends.current
+        # half precision sums lose too many digits: compute in float32, return half (as torch)
+        a = x._data.astype(_compute_dtype(x).np, copy=False).reshape(groups.view)
+        if running is None:
+            mean, var = backend.norm_statistics(a, groups.dims)
+        else:
+            mean, var = (r.astype(a.dtype).reshape(groups.affine) for r in running)
+        inv_std = backend.inverse_std(var, eps)
+        w = None if weight is None else weight._data.reshape(groups.affine)
+        b = None if bias is None else bias._data.reshape(groups.affine)
+        ctx.save_for_backward(x, weight)
+        ctx.statistics, ctx.groups, ctx.eps = (mean, inv_std), groups, eps
+        ctx.batch_statistics = running is None
+        parameter = weight if weight is not None else bias
+        ctx.parameter_shape = None if parameter is None else parameter.shape
+        y = backend.normalize(a, mean, inv_std, w, b)
+        return wrap(y.astype(x._data.dtype, copy=False).reshape(x.shape)), var
+
+    @staticmethod
+    def _backward(ctx, grad, need_x, need_w, need_b, node_name):
+        """(dx, dweight, dbias): the two derivative ops below, on the grouped view, under
+        torch's ``node_name``."""
+        x, weight = ctx.saved_tensors
+        groups, shape = ctx.groups, x.shape
+        if grad._dtype is _dtypes.float16:  # as in forward: half precision computes in float32
+            x, grad = x.float(), grad.float()
+        x, grad = x.reshape(groups.view), grad.reshape(groups.view)
+        arguments = (ctx.statistics, groups, ctx.batch_statistics, ctx.eps)
+        gx = gw = gb = None
+        if need_x:
+            g = grad if weight is None else grad * weight.to(grad.dtype).reshape(groups.affine)
+            gx = named(NormalizeBackward, node_name).apply(g, x, *arguments).reshape(shape)
+        if need_w or need_b:
+            gw, gb = named(NormalizeAffineBackward, node_name).apply(grad, x, *arguments)
+            gw = gw.reshape(ctx.parameter_shape) if need_w else None
+            gb = gb.reshape(ctx.parameter_shape) if need_b else None
+        return gx, gw, gb
+
+
+class NormalizeBackward(Function):
+    """dLoss/dx of a normalisation, from ``grad`` = dLoss/dx_hat (the weight applied already):
+    ``inv_std * (grad - mean(grad) - x_hat * mean(grad * x_hat))`` over the group, or
+    ``grad * inv_std`` with fixed statistics."""
+
+    @staticmethod
+    def forward(ctx, grad, x, statistics, groups, batch_statistics, eps):
+        mean, inv_std = _keep(ctx, grad, x, statistics, groups, batch_statistics, eps)
+        return wrap(backends.current.normalize_backward(grad._data, x._data, mean, inv_std,
+                                                        groups.dims, batch_statistics))
+
+    @staticmethod
+    def backward(ctx, u):
+        grad, x = ctx.saved_tensors
+        if not ctx.batch_statistics:  # grad * inv_std, with a constant inv_std
+            return u * wrap(ctx.statistics[1]), None, None, None, None, None
+        x_hat, inv_std = _differentiable_statistics(x, ctx.dims, ctx.eps)
+
+        def mean(t):
+            return t.mean(dim=ctx.dims, keepdim=True)
+
+        def project(v):  # dx = inv_std * project(grad), and project is self-adjoint
+            return v - mean(v) - x_hat * mean(v * x_hat)
+
+        d_grad = inv_std * project(u) if ctx.needs_input_grad[0] else None
+        d_x = None
+        if ctx.needs_input_grad[1]:
+            # d<u, dx>/dx: dx depends on x through x_hat and inv_std (derived on paper, checked
+            # against torch's second derivatives in tests/nn)
+            common = mean(u * grad) - mean(grad) * mean(u) - mean(grad * x_hat) * mean(u * x_hat)
+            d_x = -(inv_std * inv_std) * (common * x_hat + mean(u * x_hat) * project(grad)
+                                          + mean(grad * x_hat) * project(u))
+        return d_grad, d_x, None, None, None, None
+
+
+class NormalizeAffineBackward(Function):
+    """(dLoss/dweight, dLoss/dbias) of a normalisation: sum(grad * x_hat) and sum(grad) over
+    the dims the parameters were broadcast along."""
+
+    @staticmethod
+    def forward(ctx, grad, x, statistics, groups, batch_statistics, eps):
+        mean, inv_std = _keep(ctx, grad, x, statistics, groups, batch_statistics, eps)
+        gw, gb = backends.current.normalize_affine_backward(grad._data, x._data, mean, inv_std,
+                                                            groups.affine)
+        return wrap(gw), wrap(gb)
+
+    @staticmethod
+    def backward(ctx, ggw, ggb):
+        grad, x = ctx.saved_tensors
+        if ctx.batch_statistics:
+            x_hat, inv_std = _differentiable_statistics(x, ctx.dims, ctx.eps)
+        else:
+            mean, inv_std = (wrap(s) for s in ctx.statistics)
+            x_hat = (x - mean) * inv_std
+        d_grad = ggw * x_hat + ggb if ctx.needs_input_grad[0] else None
+        d_x = None
+        if ctx.needs_input_grad[1]:  # sum(grad * x_hat) depends on x through x_hat
+            v = grad * ggw
+            d_x = inv_std * v
+            if ctx.batch_statistics:
+                d_x = inv_std * (v - v.mean(dim=ctx.dims, keepdim=True)
+                                 - x_hat * (v * x_hat).mean(dim=ctx.dims, keepdim=True))
+        return d_grad, d_x, None, None, None, None
+
+
+def _keep(ctx, grad, x, statistics, groups, batch_statistics, eps):
+    """What the derivatives' own backward needs; returns (mean, inv_std)."""
+    ctx.save_for_backward(grad, x)
+    ctx.statistics, ctx.dims, ctx.eps = statistics, groups.dims, eps
+    ctx.batch_statistics = batch_statistics
+    return statistics
+
+
+def _differentiable_statistics(x, dims, eps):
+    """(x_hat, inv_std) computed from ``x`` with tensor ops: their graph shows how they
+    depend on every x of the group (what a second derivative needs)."""
+    mean = x.mean(dim=dims, keepdim=True)
+    inv_std = (x.var(dim=dims, keepdim=True, unbiased=False) + eps).rsqrt()
+    return (x - mean) * inv_std, inv_std
 
 
 def _compute_dtype(x):
-    # half precision sums lose too many digits: compute in float32, return half (as torch)
     return _dtypes.float32 if x._dtype is _dtypes.float16 else x._dtype
 
 
-class BatchNorm(Function):
+class BatchNorm(_Normalization):
     node_name = "NativeBatchNormBackward0"
 
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
-        dt = _compute_dtype(x).np
-        a = x._data.astype(dt, copy=False)
-        axes = (0,) + tuple(range(2, a.ndim))      # every dim but the channels
-        channel = (1, a.shape[1]) + (1,) * (a.ndim - 2)  # a (C,) vector shaped to broadcast
-        if not training:
-            mean = running_mean._data.astype(dt).reshape(channel)
-            var = running_var._data.astype(dt).reshape(channel)
-        elif a.size == 0:  # an empty batch: nothing to normalise, running stats untouched
-            mean, var = np.zeros(channel, dt), np.ones(channel, dt)
-        else:
-            mean, var = _statistics(a, axes)
-            if running_mean is not None:
-                n = a.size // a.shape[1]
-                # the running variance is the *unbiased* one (times n/(n-1)), as torch keeps it
-                _running_update(running_mean, mean.reshape(-1), momentum)
-                _running_update(running_var, var.reshape(-1) * (n / (n - 1)), momentum)
-        inv_std = 1 / np.sqrt(var + eps)
-        ctx.save_for_backward(x, weight)
-        ctx.statistics = (wrap(mean), wrap(inv_std))
-        ctx.training, ctx.eps, ctx.dims = training, eps, axes
-        return wrap(_affine((a - mean) * inv_std, weight, bias, channel, x._data.dtype))
+        channel = (1, x.shape[1]) + (1,) * (x.ndim - 2)  # a (C,) vector shaped to broadcast
+        groups = _Groups(x.shape, (0,) + tuple(range(2, x.ndim)), channel)
+        running = None if training else (running_mean._data, running_var._data)
+        y, var = _Normalization._forward(ctx, x, weight, bias, groups, eps, running)
+        if training and running_mean is not None and x.numel() > 0:
+            n = x.numel() // x.shape[1]
+            backend = backends.current
+            mean = ctx.statistics[0].reshape(-1)
+            # the running variance is the *unbiased* one (times n/(n-1)), as torch keeps it
+            _running_update(running_mean, mean, momentum)
+            _running_update(running_var, backend.mul(var.reshape(-1), n / (n - 1)), momentum)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        channel = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        x_hat, inv_std, grad, g = _backward_setup(ctx, x, grad, weight, ctx.training, channel)
-        dims = ctx.dims
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            # eval mode: mean and var are the running (constant) statistics
-            gx = _input_grad(g, x_hat, inv_std, dims) if ctx.training else g * inv_std
-        if ctx.needs_input_grad[1]:
-            gw = (grad * x_hat).sum(dim=dims)
-        if ctx.needs_input_grad[2]:
-            gb = grad.sum(dim=dims)
-        return gx, gw, gb, None, None, None, None, None
+        return _Normalization._backward(ctx, grad, *ctx.needs_input_grad[:3],
+                                        "NativeBatchNormBackwardBackward0") + (None,) * 5
 
 
-class LayerNorm(Function):
+class LayerNorm(_Normalization):
     node_name = "NativeLayerNormBackward0"
 
     @staticmethod
     def forward(ctx, x, normalized_ndim, weight, bias, eps):
-        dt = _compute_dtype(x).np
-        a = x._data.astype(dt, copy=False)
-        axes = tuple(range(a.ndim - normalized_ndim, a.ndim))  # the last dims
-        if a.size == 0:
-            mean = var = np.zeros(a.shape[:a.ndim - normalized_ndim] + (1,) * normalized_ndim, dt)
-        else:
-            mean, var = _statistics(a, axes)
-        inv_std = 1 / np.sqrt(var + eps)
-        ctx.save_for_backward(x, weight)
-        ctx.statistics = (wrap(mean), wrap(inv_std))
-        ctx.eps, ctx.dims = eps, axes
+        dims = tuple(range(x.ndim - normalized_ndim, x.ndim))    # the last dims
         # weight and bias have the normalised shape: they broadcast over the leading dims
-        return wrap(_affine((a - mean) * inv_std, weight, bias, None, x._data.dtype))
+        groups = _Groups(x.shape, dims, x.shape[x.ndim - normalized_ndim:])
+        return _Normalization._forward(ctx, x, weight, bias, groups, eps)[0]
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        x_hat, inv_std, grad, g = _backward_setup(ctx, x, grad, weight, True)
-        gx = _input_grad(g, x_hat, inv_std, ctx.dims) if ctx.needs_input_grad[0] else None
-        # weight and bias were broadcast over the leading dims: the engine sums over them
-        gw = grad * x_hat if ctx.needs_input_grad[2] else None
-        gb = grad if ctx.needs_input_grad[3] else None
-        return gx, None, gw, gb, None
+        return _per_sample_backward(ctx, grad, "NativeLayerNormBackwardBackward0")
 
 
-def _affine(x_hat, weight, bias, shape, dtype):
-    """x_hat * weight + bias (each optional) as an array of ``dtype``; modifies x_hat."""
-    if weight is not None:
-        w = weight._data
-        x_hat *= w if shape is None else w.reshape(shape)
-    if bias is not None:
-        b = bias._data
-        x_hat += b if shape is None else b.reshape(shape)
-    return x_hat.astype(dtype, copy=False)
+class GroupNorm(_Normalization):
+    node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, num_groups, weight, bias, eps):
+        n, c = x.shape[:2]
+        pixels = math.prod(x.shape[2:])
+        # (N, C, *) as (N, G, C/G, pixels): each sample's group of channels is dims 2, 3
+        groups = _Groups((n, num_groups, c // num_groups, pixels), (2, 3),
+                         (1, num_groups, c // num_groups, 1))
+        return _Normalization._forward(ctx, x, weight, bias, groups, eps)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _per_sample_backward(ctx, grad, "NativeGroupNormBackwardBackward0")
 
 
-def _backward_setup(ctx, x, grad, weight, batch_statistics, weight_shape=None):
-    """x_hat, 1/sqrt(var + eps), grad and g = dLoss/dx_hat, as tensors for the formulas."""
-    if grad._dtype is _dtypes.float16:  # as in forward: half precision computes in float32
-        x, grad = x.float(), grad.float()
-    mean, inv_std = ctx.statistics
-    if batch_statistics and recording_gradient_graph():
-        # a graph of this gradient must see how mean and var depend on x: recompute them
-        mean = x.mean(dim=ctx.dims, keepdim=True)
-        inv_std = (x.var(dim=ctx.dims, keepdim=True, unbiased=False) + ctx.eps).rsqrt()
-    x_hat = (x - mean) * inv_std
-    if weight is None:
-        return x_hat, inv_std, grad, grad
-    w = weight.to(grad.dtype)
-    return x_hat, inv_std, grad, grad * (w if weight_shape is None else w.reshape(weight_shape))
+def _per_sample_backward(ctx, grad, node_name):
+    """The backward of layer and group norm, whose arguments are (x, a number, weight, bias,
+    eps)."""
+    needs = ctx.needs_input_grad
+    gx, gw, gb = _Normalization._backward(ctx, grad, needs[0], needs[2], needs[3], node_name)
+    return gx, None, gw, gb, None
 
 
 def _running_update(buffer, batch_value, momentum):
     """buffer = (1 - momentum) * buffer + momentum * batch_value, in place (not recorded)."""
     b = buffer._data
-    b[...] = (1 - momentum) * b + momentum * batch_value.astype(b.dtype, copy=False)
+    b[...] = backends.current.running_average(b, batch_value, momentum)
     buffer._version_counter[0] += 1
 
 
@@ -200,8 +290,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise each sample of ``input`` over its last dims, of shape ``normalized_shape``."""
     _require_tensors("layer_norm", (1, "input", input), (3, "weight", weight), (4, "bias", bias))
-    if isinstance(normalized_shape, (int, np.integer)) or not all(
-            isinstance(s, (int, np.integer)) for s in normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral) or not all(
+            isinstance(s, numbers.Integral) for s in normalized_shape):
         raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}; for the last "
                         "dimension alone pass a 1-tuple, e.g. (x.shape[-1],)")
@@ -223,6 +313,31 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return LayerNorm.apply(input, len(shape), weight, bias, eps)
 
 
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample of ``input`` (N, C, ...) over groups of ``C / num_groups``
+    channels (and all their positions), then scale and shift each channel."""
+    _require_tensors("group_norm", (1, "input", input), (3, "weight", weight), (4, "bias", bias))
+    if isinstance(num_groups, bool) or not isinstance(num_groups, numbers.Integral):
+        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not "
+                        f"{type(num_groups).__name__}")
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} and "
+                               f"input of shape {list(input.shape)}")
+    _check_dtypes("group_norm", input, weight, bias)
+    check_same_device(input, weight, bias)
+    return GroupNorm.apply(input, int(num_groups), weight, bias, eps)
+
+
 def _require_tensors(name, *arguments):
     """Torch's TypeError for a non-tensor argument: (position, name, value) triples; only
     ``input`` may not be None."""
@@ -235,7 +350,8 @@ def _require_tensors(name, *arguments):
 def _check_dtypes(name, input, *params):
     """Floating input; parameters of the input's dtype (float32 ones allowed for half input)."""
     if not input.dtype.is_floating_point:
-        kernel = "batch_norm" if name == "batch_norm" else "LayerNormKernelImpl"
+        kernel = {"batch_norm": "batch_norm", "layer_norm": "LayerNormKernelImpl",
+                  "group_norm": "GroupNormKernelImpl"}[name]
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype}': "
                                   "normalisation needs a floating point input, e.g. x.float()")
     allowed = {input.dtype}

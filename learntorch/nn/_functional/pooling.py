@@ -1,47 +1,31 @@
-"""Pooling: ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``.
+"""Pooling: ``F.max_pool2d``, ``F.avg_pool2d``, the adaptive forms and the 1-D ones.
 
-Pooling slides a window over every channel on its own and keeps one number
-per window: the largest (max) or the mean (avg).  The windows are the same
-``Geometry`` the convolution uses (``im2col.py``), and the input is handled as
-a stack of P = N*C independent *planes* of shape (H, W); a 3-D (C, H, W)
-input is simply a stack of C planes.
+Pooling slides a window over every channel on its own and keeps one number per
+window: the largest (max) or the mean (avg).  The windows are the convolution's
+``Geometry``; the arithmetic is the backend's pooling family
+(``backends/numpy_families/pooling.py``, which explains where each gradient goes;
+the Numba backend runs max pooling compiled, cuda its own kernels).  This file checks
+the arguments as torch does and records the ops.
 
-Derivatives, with g = dLoss/dout:
+Each backward is an op of its own, so that a gradient can be differentiated again
+(``create_graph=True``):
 
-* max: only the winner of a window influenced the output, so g goes to that
-  one pixel (its flat index ``h*W + w`` is what ``return_indices=True``
-  returns); a pixel that wins several overlapping windows collects them all.
-* avg: every pixel of a window contributed 1/divisor, so each receives
-  g/divisor -- a scatter-add of the windows, the same ``col2im`` as the
-  convolution's.
-* adaptive avg: the windows are fixed by the output size instead of a
-  kernel; the mean over rows and over columns are two small averaging
-  matrices, out = A_h @ x @ A_w^T, and the gradient is A_h^T @ g @ A_w.
+* max: the gradient is routed to the winners (``max_pool2d_backward``); differentiated
+  in the gradient, that routing is read back: gather the incoming gradient at the
+  winners' positions.
+* avg, adaptive avg: linear maps, whose backward is the adjoint map; the adjoint's
+  backward is the forward again.
+
+The 1-D poolings view (N, C, L) as (N, C, 1, L) and pool with windows of height 1,
+as torch does (their result's ``grad_fn`` is ``SqueezeBackward1``, as in torch).
 """
-import math
 import numbers
 
-import numpy as np
-
+from ... import backends
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...backends.numba_cpu import tuning
-from ...backends.numba_cpu.loader import layer_kernel_serves, use_threads
-from ...ops._helpers import recording_gradient_graph, wrap
-from ...ops.indexing import scatter_add
-from .im2col import Col2im, Geometry, col2im, output_size, padded, windows
-
-#: smallest array (elements: the input in forward, the gradient in backward) for which max
-#: pooling runs the Numba kernels instead of numpy.  Measured at float32 with 2x2 windows on
-#: a shared 2-core machine (numpy / kernel, microseconds):
-#:   forward   2e3 elements: 43 / 13,   5e4: 370 / 130,   2e5: 1500 / 380,   3e6: 25000 / 4000
-#:   backward  5e2 gradients: 4 / 9,    2e3: 8 / 10,      1.3e4: 34 / 14,    5e4: 130 / 32
-#: The forward kernel wins even on tiny inputs, but for those importing Numba (~0.5 s, once)
-#: is not worth it: toys stay on numpy.
-MAX_POOL_KERNEL_MIN_SIZE = tuning.threshold("layer_min_sizes", "max_pool2d")  # (tuning.json)
-#: one-thread cost of the kernels in ns per float32 element (forward: of the input, backward:
-#: of the gradient), 2x2 windows: it picks each call's thread count (``loader.use_threads``)
-MAX_POOL_FORWARD_NS, MAX_POOL_BACKWARD_NS = 0.8, 0.45
+from ...backends.geometry import Geometry, avg_divisor, output_size
+from ...ops._helpers import wrap
 
 _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                      "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -56,121 +40,44 @@ class MaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, x, g):
-        planes = _planes(x._data)
-        out, indices = _max_pool(planes, g)
-        shape = x.shape[:-2] + g.out
-        indices = wrap(indices.reshape(shape))
+        out, indices = backends.current.max_pool2d(x._data, g)
+        indices = wrap(indices)
         ctx.geometry = g
         # the returned indices are saved (not a copy): changing them in place, or x (whose
         # maxima they point to), is reported at backward, as torch does
         ctx.save_for_backward(x, indices)
         ctx.set_materialize_grads(False)  # the indices output never gets a gradient
-        return wrap(out.reshape(shape)), indices
+        return wrap(out), indices
 
     @staticmethod
     def backward(ctx, grad, _grad_indices):
         x, indices = ctx.saved_tensors
-        g = ctx.geometry
-        (h, w) = g.size
-        n_planes, n_out = math.prod(x.shape[:-2]), g.out[0] * g.out[1]
-        indices = indices._data.reshape(n_planes, n_out)
-        if recording_gradient_graph():
-            # the same routing from differentiable ops: a scatter-add of grad into zeros
-            # (made on grad's device: like= gives device memory for a cuda gradient)
-            zeros = Tensor._wrap(np.zeros((n_planes, h * w), dtype=grad._data.dtype,
-                                          like=grad._data))
-            flat = scatter_add(zeros, 1, Tensor._wrap(indices), grad.reshape(n_planes, n_out))
-            return flat.reshape(x.shape), None
-        if _on_cuda(indices):
-            gx = _cuda_pooling().max_pool2d_backward(grad._data, indices.reshape(grad.shape), g)
-            return wrap(gx.reshape(x.shape)), None
-        gx = _max_pool_backward(grad._data.reshape(n_planes, n_out), indices, h * w,
-                                _windows_overlap(g))
-        return wrap(gx.reshape(x.shape)), None
+        return MaxPool2dBackward.apply(grad, indices, ctx.geometry), None
 
 
-def _max_pool(planes, g):
-    """(values, indices) of every window of ``planes`` (P, H, W): the kernel or numpy."""
-    if _on_cuda(planes):
-        return _cuda_pooling().max_pool2d_forward(planes, g)
-    if _use_kernel(planes):
-        from ...backends.numba_cpu.loader import kernels
-        x = np.ascontiguousarray(planes)
-        out = np.empty((x.shape[0],) + g.out, dtype=x.dtype)
-        indices = np.empty(out.shape, dtype=np.int64)
-        pool = kernels("pool_kernels")
-        use_threads(x.size * MAX_POOL_FORWARD_NS * (x.itemsize / 4))
-        if g.kernel == (2, 2) and g.dilation == (1, 1) and not g.padded:
-            pool.max_pool2d_2x2_forward(x, *g.stride, out, indices)  # the common case
-        else:
-            pool.max_pool2d_forward(x, *g.kernel, *g.stride, *g.pad, *g.dilation, out, indices)
-        return out, indices
-    return max_pool_numpy(planes, g)
+class MaxPool2dBackward(Function):
+    """dx of max pooling: every window's gradient goes to the pixel that won it.
 
-
-def max_pool_numpy(planes, g):
-    """The reference: a running maximum over the kh*kw kernel offsets, torch's rules.
-
-    The border is -inf (the lowest integer for integer dtypes), so padding
-    never wins.  Each window starts at -inf with the index of its first pixel
-    inside the plane; a pixel takes over when it is strictly greater (ties
-    keep the earlier index) or NaN (a NaN always propagates; the last one wins).
+    Linear in ``grad``; its derivative reads the routing back: the incoming
+    gradient gathered at the winners' positions (torch's max_pool double backward).
     """
-    fill = -np.inf if planes.dtype.kind == "f" else np.iinfo(planes.dtype).min
-    n_planes, (h, w) = planes.shape[0], g.size
-    view = windows(padded(planes[:, None], g, fill), g)[:, 0]   # (P, kh, kw, Ho, Wo)
-    rows, cols = _tap_positions(g)                               # (kh, Ho), (kw, Wo)
-    best = np.full((n_planes,) + g.out, fill, dtype=planes.dtype)
-    first_row = np.where(rows >= 0, rows, h).min(axis=0)         # first tap inside the plane
-    first_col = np.where(cols >= 0, cols, w).min(axis=0)
-    indices = np.broadcast_to(first_row[:, None] * w + first_col, best.shape).copy()
-    for i in range(g.kernel[0]):
-        for j in range(g.kernel[1]):
-            v = view[:, i, j]
-            take = v > best
-            if planes.dtype.kind == "f":
-                take |= np.isnan(v)
-            np.copyto(best, v, where=take)
-            np.copyto(indices, rows[i][:, None] * w + cols[j], where=take)
-    return best, indices
+
+    node_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, g):
+        ctx.save_for_backward(indices)
+        return wrap(backends.current.max_pool2d_backward(grad._data, indices._data, g))
+
+    @staticmethod
+    def backward(ctx, gg):
+        indices, = ctx.saved_tensors
+        return at_winners(gg, indices), None, None
 
 
-def _tap_positions(g):
-    """Row of kernel tap i for every output row (kh, Ho), and column of tap j (kw, Wo)."""
-    (kh, kw), (sh, sw), (dh, dw), (ph, pw), (ho, wo) = g.kernel, g.stride, g.dilation, g.pad, g.out
-    rows = np.arange(ho) * sh - ph + np.arange(kh)[:, None] * dh
-    cols = np.arange(wo) * sw - pw + np.arange(kw)[:, None] * dw
-    return rows, cols
-
-
-def _max_pool_backward(grad, indices, plane_size, overlapping):
-    """Route each output's gradient (P, Ho*Wo) to its argmax; returns (P, H*W)."""
-    if _use_kernel(grad):
-        from ...backends.numba_cpu.loader import kernels
-        gx = np.zeros((grad.shape[0], plane_size), dtype=grad.dtype)
-        module = kernels("pool_kernels")
-        use_threads(grad.size * MAX_POOL_BACKWARD_NS * (grad.itemsize / 4))
-        module.max_pool2d_backward(np.ascontiguousarray(grad), indices, gx)
-        return gx
-    if not overlapping:
-        # every pixel wins at most one window: plain assignment, no sums to form
-        gx = np.zeros((grad.shape[0], plane_size), dtype=grad.dtype)
-        np.put_along_axis(gx, indices, grad, axis=1)
-        return gx
-    # a pixel may win several windows: add them up (bincount sums in float64)
-    n_planes = grad.shape[0]
-    flat = indices + (np.arange(n_planes) * plane_size)[:, None]
-    sums = np.bincount(flat.ravel(), weights=grad.ravel(), minlength=n_planes * plane_size)
-    return sums.astype(grad.dtype).reshape(n_planes, plane_size)
-
-
-def _windows_overlap(g):
-    return any(s < d * (k - 1) + 1 for k, s, d in zip(g.kernel, g.stride, g.dilation))
-
-
-def _use_kernel(a):
-    """The Numba kernel serves large float arrays when the Numba backend is active."""
-    return layer_kernel_serves(a, MAX_POOL_KERNEL_MIN_SIZE)
+def at_winners(gg, indices):
+    """``gg`` (..., H, W) read at each window's winner: (..., Ho, Wo)."""
+    return gg.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -219,38 +126,28 @@ class AvgPool2d(Function):
 
     @staticmethod
     def forward(ctx, x, g, divisor):
-        planes = _planes(x._data)
-        if _on_cuda(planes):
-            ctx.geometry, ctx.divisor, ctx.shape = g, divisor, x.shape
-            return wrap(_cuda_pooling().avg_pool2d_forward(x._data, g, divisor))
-        view = windows(padded(planes[:, None], g, 0), g)[:, 0]  # (P, kh, kw, Ho, Wo)
-        if x.dtype.is_floating_point:
-            # half precision sums in float32, as torch accumulates
-            acc = np.float32 if planes.dtype == np.float16 else planes.dtype
-            out = (view.sum(axis=(1, 2), dtype=acc) / divisor.astype(acc)).astype(planes.dtype)
-        else:  # integers: the sum divided with truncation toward zero, as torch's C++ does
-            total = view.sum(axis=(1, 2), dtype=np.int64)
-            out = (np.sign(total) * (np.abs(total) // divisor)).astype(planes.dtype)
-        ctx.geometry, ctx.divisor, ctx.shape = g, divisor, x.shape
-        return wrap(out.reshape(x.shape[:-2] + g.out))
+        ctx.geometry, ctx.divisor = g, divisor
+        return wrap(backends.current.avg_pool2d(x._data, g, divisor))
 
     @staticmethod
     def backward(ctx, grad):
-        g, divisor = ctx.geometry, ctx.divisor
-        shape = ctx.shape
-        (kh, kw), n_planes = g.kernel, math.prod(shape[:-2])
-        if recording_gradient_graph():
-            divisors = Tensor._wrap(divisor.astype(grad._data.dtype)).to(grad.device)
-            share = grad.reshape(n_planes, *g.out) / divisors
-            cols = share.reshape(n_planes, 1, 1, 1, *g.out).expand(n_planes, 1, kh, kw, *g.out)
-            return Col2im.apply(cols, g).reshape(shape), None, None
-        if _on_cuda(grad._data):
-            return wrap(_cuda_pooling().avg_pool2d_backward(grad._data, g, divisor)), None, None
-        # every pixel of a window gets grad / divisor: col2im of that share, broadcast
-        # (not copied) over the kh*kw taps
-        share = _planes(grad._data) / divisor.astype(grad._data.dtype)
-        cols = np.broadcast_to(share[:, None, None, None], (n_planes, 1, kh, kw) + g.out)
-        return wrap(col2im(cols, g).reshape(shape)), None, None
+        return AvgPool2dBackward.apply(grad, ctx.geometry, ctx.divisor), None, None
+
+
+class AvgPool2dBackward(Function):
+    """dx of average pooling: every pixel of a window gets grad / divisor.  Its own
+    derivative is average pooling again (the adjoint of the adjoint)."""
+
+    node_name = "AvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, g, divisor):
+        ctx.geometry, ctx.divisor = g, divisor
+        return wrap(backends.current.avg_pool2d_backward(grad._data, g, divisor))
+
+    @staticmethod
+    def backward(ctx, gg):
+        return AvgPool2d.apply(gg, ctx.geometry, ctx.divisor), None, None
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -273,112 +170,203 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise NotImplementedError("\"avg_pool2d\" not implemented for 'Bool': convert the input "
                                   "first, e.g. input.float()")
     g = _pool_geometry(input, kernel, stride, padding, (1, 1), ceil_mode)
-    divisor = _avg_divisor(g, count_include_pad, divisor_override)
-    return AvgPool2d.apply(input, g, divisor)
-
-
-def _avg_divisor(g, count_include_pad, divisor_override):
-    """What each window's sum is divided by, (Ho, Wo) int64 -- torch's rule.
-
-    A window is clipped to the padded image (ceil_mode can push the last one
-    past it); ``count_include_pad`` counts its padding pixels, otherwise only
-    the pixels of the image itself.
-    """
-    if divisor_override is not None:
-        return np.full(g.out, divisor_override, dtype=np.int64)
-    counts = []
-    for o, n, k, s, p in zip(g.out, g.size, g.kernel, g.stride, g.pad):
-        start = np.arange(o) * s - p
-        end = np.minimum(start + k, n + p)
-        if count_include_pad:
-            counts.append(end - start)
-        else:
-            counts.append(np.minimum(end, n) - np.maximum(start, 0))
-    return counts[0][:, None] * counts[1][None, :]
+    return AvgPool2d.apply(input, g, avg_divisor(g, count_include_pad, divisor_override))
 
 
 # ---------------------------------------------------------------- adaptive average pooling
 class AdaptiveAvgPool2d(Function):
-    """out = A_h @ x @ A_w^T on every plane, with the averaging matrices of ``_averaging``."""
+    """out = A_h @ x @ A_w^T on every plane, with adaptive averaging windows."""
 
     node_name = "AdaptiveAvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, x, out_size):
-        a_h = _averaging(x.shape[-2], out_size[0], x._data.dtype)
-        a_w = _averaging(x.shape[-1], out_size[1], x._data.dtype)
-        ctx.matrices = a_h, a_w
-        out = np.matmul(np.matmul(a_h, x._data), a_w.T)  # numpy broadcasts over N, C
-        return wrap(out)
+        ctx.input_size = x.shape[-2:]
+        return wrap(backends.current.adaptive_avg_pool2d(x._data, out_size))
 
     @staticmethod
     def backward(ctx, grad):
-        a_h, a_w = ctx.matrices
-        if recording_gradient_graph():
-            return (Tensor._wrap(a_h.T) @ grad) @ Tensor._wrap(a_w), None
-        return wrap(np.matmul(np.matmul(a_h.T, grad._data), a_w)), None
+        return AdaptiveAvgPool2dBackward.apply(grad, ctx.input_size), None
 
 
-def _averaging(size, n_out, dtype):
-    """(n_out, size) matrix whose row i averages pixels [start_i, end_i) -- torch's windows:
-    start_i = floor(i * size / n_out), end_i = ceil((i + 1) * size / n_out)."""
-    i = np.arange(n_out)
-    start = i * size // n_out
-    end = -(-(i + 1) * size // n_out)
-    pixel = np.arange(size)
-    inside = (pixel >= start[:, None]) & (pixel < end[:, None])
-    return (inside / (end - start)[:, None]).astype(dtype)
+class AdaptiveAvgPool2dBackward(Function):
+    """dx = A_h^T @ grad @ A_w; its own derivative is the pooling again."""
+
+    node_name = "AdaptiveAvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, input_size):
+        ctx.out_size = grad.shape[-2:]
+        return wrap(backends.current.adaptive_avg_pool2d_backward(grad._data, input_size))
+
+    @staticmethod
+    def backward(ctx, gg):
+        return AdaptiveAvgPool2d.apply(gg, ctx.out_size), None
 
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed (out_H, out_W) whatever the input size; None keeps a size."""
-    _require_tensor("adaptive_avg_pool2d", input)
+    return AdaptiveAvgPool2d.apply(input, _adaptive_sizes("adaptive_avg_pool2d", input,
+                                                          output_size))
+
+
+# ---------------------------------------------------------------- adaptive max pooling
+class AdaptiveMaxPool2d(Function):
+    """Max over adaptive windows; returns (values, int64 flat indices) like torch's op."""
+
+    node_name = "AdaptiveMaxPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, out_size):
+        out, indices = backends.current.adaptive_max_pool2d(x._data, out_size)
+        indices = wrap(indices)
+        ctx.input_size = x.shape[-2:]
+        ctx.save_for_backward(x, indices)
+        ctx.set_materialize_grads(False)
+        return wrap(out), indices
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        x, indices = ctx.saved_tensors
+        return AdaptiveMaxPool2dBackward.apply(grad, indices, ctx.input_size), None
+
+
+class AdaptiveMaxPool2dBackward(Function):
+    """dx of adaptive max pooling: each window's gradient to its winner (see MaxPool2dBackward)."""
+
+    node_name = "AdaptiveMaxPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, input_size):
+        ctx.save_for_backward(indices)
+        return wrap(backends.current.adaptive_max_pool2d_backward(grad._data, indices._data,
+                                                                  input_size))
+
+    @staticmethod
+    def backward(ctx, gg):
+        indices, = ctx.saved_tensors
+        return at_winners(gg, indices), None, None
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a fixed (out_H, out_W) whatever the input size; None keeps a size."""
+    out, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d that always returns (values, indices)."""
+    return AdaptiveMaxPool2d.apply(input, _adaptive_sizes("adaptive_max_pool2d", input,
+                                                          output_size))
+
+
+def _adaptive_sizes(name, input, output_size):
+    """(out_H, out_W) from an int, a pair or a pair with None (keep that size), checked."""
+    _require_tensor(name, input)
     if isinstance(output_size, (tuple, list)):
-        if len(output_size) != 2:
-            raise RuntimeError(f"adaptive_avg_pool2d: output_size must be 2 (got "
-                               f"output_size={output_size!r}: give (out_H, out_W) or one int)")
+        if len(output_size) != 2:  # (torch's two messages differ)
+            rule = ("(): internal error: output_size.size() must be 2" if "max" in name
+                    else ": output_size must be 2")
+            raise RuntimeError(f"{name}{rule} (got output_size={output_size!r}: give (out_H, "
+                               "out_W) or one int)")
         sizes = tuple(output_size)
     else:
         sizes = (output_size, output_size)
     for s in sizes:
         if s is not None and (isinstance(s, bool) or not isinstance(s, numbers.Integral)):
-            raise TypeError(f"adaptive_avg_pool2d(): output_size must be an int, None or a tuple "
-                            f"of two of them, got {output_size!r}")
+            raise TypeError(f"{name}(): output_size must be an int, None or a tuple of two of "
+                            f"them, got {output_size!r}")
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     for d in range(1 if input.ndim == 3 else 2, input.ndim):
         if input.shape[d] == 0:
             raise RuntimeError(
-                f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {d} being "
-                "empty")
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty")
     sizes = tuple(int(input.shape[-2 + k]) if s is None else int(s) for k, s in enumerate(sizes))
     if any(s < 0 for s in sizes):
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than "
-                           f"or equal to 0 but received {{{sizes[0]}, {sizes[1]}}}")
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{sizes[0]}, {sizes[1]}}}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
-            f"\"adaptive_avg_pool2d\" not implemented for '{_TORCH_TYPE_NAMES[input.dtype.name]}'"
-            ": convert the input first, e.g. input.float()")
-    return AdaptiveAvgPool2d.apply(input, sizes)
+            f"\"{name}\" not implemented for '{_TORCH_TYPE_NAMES[input.dtype.name]}': convert "
+            "the input first, e.g. input.float()")
+    return sizes
+
+
+# ---------------------------------------------------------------- 1-D: windows of height 1
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over windows of an (N, C, L) or (C, L) input, as torch's."""
+    _require_tensor("max_pool1d", input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    kernel, stride, padding, dilation = (
+        _single("max_pool1d", what, value) for what, value in
+        (("kernel_size", kernel_size), ("stride", kernel_size if stride is None else stride),
+         ("padding", padding), ("dilation", dilation)))
+    if padding > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={padding} and kernel_size={kernel}")
+    out, indices = max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel), (1, stride),
+                                           (0, padding), (1, dilation), ceil_mode)
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over windows of an (N, C, L) or (C, L) input, as torch's."""
+    _require_tensor("avg_pool1d", input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for avg_pool1d)")
+    kernel, stride, padding = (
+        _single("avg_pool1d", what, value) for what, value in
+        (("kernel_size", kernel_size), ("stride", kernel_size if stride is None else stride),
+         ("padding", padding)))
+    return avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of an (N, C, L) or (C, L) input to ``output_size`` positions."""
+    _require_tensor("adaptive_avg_pool1d", input)
+    _check_1d("adaptive_avg_pool1d", input)
+    size = _single("adaptive_avg_pool1d", "output_size", output_size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of an (N, C, L) or (C, L) input to ``output_size`` positions."""
+    _require_tensor("adaptive_max_pool1d", input)
+    _check_1d("adaptive_max_pool1d", input)
+    size = _single("adaptive_max_pool1d", "output_size", output_size)
+    out, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def _check_1d(name, input):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{name}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+
+
+def _single(name, what, value):
+    """An int, or a tuple/list of one int (torch's 1-D window arguments)."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints "
+                               f"of size 1 but got size {len(value)}")
+        value = value[0]
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}(): argument '{what}' must be an int or a tuple of one int, not "
+                        f"{type(value).__name__}")
+    return int(value)
 
 
 # ---------------------------------------------------------------- shared checks
-def _on_cuda(a):
-    return not isinstance(a, np.ndarray)  # a device array: kernels in backends/cuda/pooling.py
-
-
-def _cuda_pooling():
-    from ...backends.cuda import pooling
-    return pooling
-
-
-def _planes(a):
-    """An (N, C, H, W) or (C, H, W) array as a (P, H, W) stack of planes (a view if it can)."""
-    return a.reshape((-1,) + a.shape[-2:])
-
-
 def _require_tensor(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "

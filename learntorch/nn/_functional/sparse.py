@@ -12,9 +12,8 @@ change that gradient:
 ``max_norm`` rescales, *in place* and before the lookup, every row read here
 whose norm exceeds it (torch's ``embedding_renorm_``).
 """
-import numpy as np
-
 from ... import _dtypes
+from ... import backends
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.function import Function
@@ -31,7 +30,7 @@ class Embedding(Function):
         ctx.save_for_backward(indices)
         ctx.num_weights = weight.shape[0]
         ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
-        return wrap(np.take(weight._data, indices._data, axis=0))  # a fresh copy of the rows
+        return wrap(backends.current.embedding(weight._data, indices._data))  # a fresh copy
 
     @staticmethod
     def backward(ctx, grad):
@@ -54,16 +53,8 @@ class EmbeddingDenseBackward(Function):
     def forward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
         ctx.save_for_backward(indices)
         ctx.padding_idx = padding_idx
-        idx = indices._data.reshape(-1)
-        g = grad._data.reshape(idx.size, grad.shape[-1])  # one gradient row per lookup
-        if scale_grad_by_freq:
-            counts = np.bincount(idx, minlength=num_weights)
-            g = g / counts[idx, None].astype(g.dtype)
-        table = np.zeros((num_weights, grad.shape[-1]), dtype=g.dtype)
-        np.add.at(table, idx, g)  # rows read several times sum their gradients
-        if padding_idx is not None:
-            table[padding_idx] = 0  # the padding row never learns
-        return wrap(table)
+        return wrap(backends.current.embedding_backward(grad._data, indices._data, num_weights,
+                                                        padding_idx, scale_grad_by_freq))
 
     @staticmethod
     def backward(ctx, grad_table):
@@ -118,11 +109,7 @@ def _padding_index(padding_idx, num):
 def _renorm_rows(weight, indices, max_norm, norm_type):
     """Scale each row that is looked up and whose norm exceeds max_norm down to max_norm."""
     with grad_mode.no_grad():
-        w = weight._data
-        rows = np.unique(indices)
-        norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
-        too_long = norms > max_norm
-        # torch's rule, the 1e-7 included (it keeps the division finite)
-        scale = max_norm / (norms[too_long] + 1e-7)
-        w[rows[too_long]] *= scale[:, None].astype(w.dtype)
+        rows, values = backends.current.embedding_renorm(weight._data, indices, max_norm,
+                                                         norm_type)
+        weight._data[rows] = values
         weight._version_counter[0] += 1

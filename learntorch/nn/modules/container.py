@@ -2,6 +2,9 @@
 
 They register their children under the names ``"0"``, ``"1"``, ... (or the
 dict keys), which is why a Sequential's parameters are named ``"0.weight"``.
+A ModuleList prints a run of equal children as one line (``(0-5): 6 x Linear(...)``),
+as torch's does; a Sequential prints each child.  ``ParameterList`` and
+``ParameterDict`` hold parameters the same way (``parameter_container.py``).
 """
 import collections
 import operator
@@ -158,6 +161,22 @@ class ModuleList(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is a container, it has no forward; iterate over it")
+
+    def __repr__(self):
+        """torch's: a run of equal children is one line, ``(0-3): 4 x ReLU()``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return type(self).__name__ + "()"
+        runs = []  # [first index, last index, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [(f"({first}): {r}" if first == last else
+                  f"({first}-{last}): {last - first + 1} x {r}").replace("\n", "\n  ")
+                 for first, last, r in runs]
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -12,7 +12,7 @@ accepted and turned into ``reduction`` with torch's warning; ``reduction`` is
 checked when the loss is computed, as in torch.
 """
 from ..functional import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                          cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
+                          cross_entropy, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
                           smooth_l1_loss)
 from .._functional.loss_reduction import legacy_reduction
 from .module import Module
@@ -118,3 +118,14 @@ class BCEWithLogitsLoss(_Loss):
         return binary_cross_entropy_with_logits(input, target, self.weight,
                                                 pos_weight=self.pos_weight,
                                                 reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """KL divergence of ``target`` from the prediction whose log-probabilities are ``input``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

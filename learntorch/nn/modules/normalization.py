@@ -1,4 +1,4 @@
-"""Normalisation layers: ``BatchNorm1d/2d/3d`` and ``LayerNorm``.
+"""Normalisation layers: ``BatchNorm1d/2d/3d``, ``LayerNorm`` and ``GroupNorm``.
 
 Batch norm normalises each channel with the statistics of the current batch
 while training, and keeps running averages of them (the buffers
@@ -7,8 +7,9 @@ when a batch may be a single example.  The average is exponential with
 factor ``momentum`` (new = (1 - momentum) * old + momentum * batch), or the
 plain mean of all batches seen when ``momentum=None``.
 
-Layer norm normalises each sample over its last dims and has no running
-state: it behaves the same in training and eval.
+Layer norm normalises each sample over its last dims, group norm each sample
+over groups of channels; neither has running state: they behave the same in
+training and eval (and do not depend on the batch size).
 """
 import numbers
 
@@ -17,6 +18,29 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+
+
+def _affine_parameters(module, shape, affine, bias, device, dtype):
+    """``module.weight`` and ``module.bias`` of ``shape`` (ones and zeros after
+    ``_reset_affine``), or None where ``affine``/``bias`` say there are none."""
+    kw = {"device": device, "dtype": dtype}
+    if affine:
+        module.weight = Parameter(factories.empty(shape, **kw))
+        if bias:
+            module.bias = Parameter(factories.empty(shape, **kw))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """The identity scale and shift: weight ones, bias zeros (torch's initialisation)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class _BatchNorm(Module):
@@ -31,15 +55,7 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(factories.empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(factories.empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, **kw))
             self.register_buffer("running_var", factories.ones(num_features, **kw))
@@ -60,10 +76,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -119,23 +132,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        kw = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(factories.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(factories.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -143,3 +144,29 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample over ``num_groups`` groups of channels (each group with all its
+    positions), then scale and shift each channel: for (N, C, *) inputs."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
+                 *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        _affine_parameters(self, num_channels, affine, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")

@@ -13,39 +13,24 @@
 in place.  Parameters whose ``.grad`` is None are skipped.
 
 The total norm is the p-norm of the per-tensor p-norms, which equals the norm
-of all gradients concatenated.  Each norm is accumulated in float64 and then
-rounded to the gradients' dtype, so a float32 result is the correctly rounded
-value (torch's agrees to within its last bit or two).
+of all gradients concatenated: the backend's ``norm_of_arrays``, which accumulates
+each norm in float64 and rounds it to the gradients' dtype, so a float32 result is
+the correctly rounded value (torch's agrees to within its last bit or two).  The
+scaling and the clamping are in-place tensor ops.
 """
+import math
 import types
 import warnings
 
-import numpy as np
-
+from ... import backends
 from ..._dtypes import promote_types
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...factories import tensor as _tensor
 
 
 def _as_list(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
-
-
-def _vector_norm(a, norm_type):
-    """The ``norm_type``-norm of the numpy array ``a`` (all elements), in float64."""
-    x = np.abs(a.astype(np.float64, copy=False)).reshape(-1)
-    if norm_type == float("inf") or norm_type == float("-inf"):
-        if x.size == 0:
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {norm_type} norm on an empty tensor "
-                "because the operation does not have an identity")
-        return float(x.max() if norm_type > 0 else x.min())
-    if norm_type == 0:
-        return float(np.count_nonzero(x))
-    if norm_type == 2:
-        return float(np.sqrt(np.dot(x, x)))
-    if norm_type == 1:
-        return float(x.sum())
-    return float(np.sum(x ** norm_type) ** (1.0 / norm_type))
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -53,22 +38,18 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
-        return Tensor._wrap(np.array(0.0, dtype=np.float32))
+        return _tensor(0.0)
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = promote_types(dtype, t.dtype)
-    with np.errstate(all="ignore"):  # inf and nan norms, as torch
-        norms = np.array([_vector_norm(t._data, norm_type) for t in tensors])
-        # round each norm to its tensor's dtype, as torch computes them per tensor
-        norms = np.array([np.asarray(n, dtype=t._data.dtype) for n, t in zip(norms, tensors)],
-                         dtype=np.float64)
-        total = np.asarray(_vector_norm(norms, norm_type), dtype=dtype.np)
-    if error_if_nonfinite and not np.isfinite(total):
+    total = backends.current.norm_of_arrays([t._data for t in tensors], norm_type)
+    total = _tensor(total, dtype=dtype, device=tensors[0].device)
+    if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
             "by the non-finite norm anyway, set `error_if_nonfinite=False`")
-    return Tensor._wrap(total)
+    return total
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
@@ -77,15 +58,12 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     max_norm = float(max_norm)
     if len(grads) == 0:
         return
-    total = total_norm._data
-    # a nan or inf total norm scales by nan or 0 (and inf * 0 is nan), as in torch: quietly
-    with np.errstate(all="ignore"):
-        # computed in total_norm's dtype, as torch's tensor arithmetic does
-        clip_coef = np.minimum(total.dtype.type(max_norm) / (total + total.dtype.type(1e-6)),
-                               total.dtype.type(1.0))
+    with no_grad():
+        # in total_norm's dtype, as torch's tensor arithmetic; a nan or inf total scales by
+        # nan or 0 (and inf * 0 is nan), as in torch, quietly
+        clip_coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
-            g._data *= clip_coef.astype(g._data.dtype)
-            g._version_counter[0] += 1
+            g.mul_(clip_coef.to(g.dtype))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -114,9 +92,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient element into ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)
-    for p in _as_list(parameters):
-        g = p.grad
-        if g is None:
-            continue
-        np.clip(g._data, -clip_value, clip_value, out=g._data)
-        g._version_counter[0] += 1
+    with no_grad():
+        for p in _as_list(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(-clip_value, clip_value)

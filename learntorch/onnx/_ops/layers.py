@@ -1,6 +1,6 @@
 """Converters of the layers' ops: linear and matmul, convolution, pooling, normalisation.
 
-The sliding-window ops recorded a ``Geometry`` (``nn/_functional/im2col.py``):
+The sliding-window ops recorded a ``Geometry`` (``backends/geometry.py``):
 image size, kernel, stride, dilation, the padding *before* the image and the
 output size.  ONNX wants the padding after it too: torch pads both sides alike,
 and ONNX's output-size formula with that padding gives the recorded output
@@ -8,6 +8,8 @@ size, which each converter checks rather than trusts.
 """
 import numpy as np
 
+from ...backends.geometry import avg_divisor
+from ...backends.numpy_families.pooling import averaging_matrices
 from .._registry import converts
 
 
@@ -83,6 +85,20 @@ def convolution(ctx):
     return ctx.op("Conv", *inputs, group=int(groups), **attributes, last=True)
 
 
+@converts("ConvolutionTranspose")
+def convolution_transpose(ctx):
+    # the recorded geometry is the convolution it transposes: from this op's output
+    # (g.size) to its input (g.out); ONNX's output_padding is what the formula leaves over
+    x, weight, bias, g, groups = ctx.args
+    dims = len(ctx.meta(x).shape) - 2
+    attributes = _window_attributes(g, dims)
+    attributes["output_padding"] = [
+        n - ((o - 1) * s - 2 * p + d * (k - 1) + 1) for n, o, s, p, d, k in
+        list(zip(g.size, g.out, g.stride, g.pad, g.dilation, g.kernel))[-dims:]]
+    inputs = [ctx.value(x), ctx.value(weight)] + ([ctx.value(bias)] if bias is not None else [])
+    return ctx.op("ConvTranspose", *inputs, group=int(groups), **attributes, last=True)
+
+
 @converts("MaxPool2d")
 def max_pool2d(ctx):
     x, g = ctx.args
@@ -104,17 +120,6 @@ def _batched(ctx, x, pool):
     return ctx.op("Squeeze", out, ctx.ints([0], "axes"), last=True)
 
 
-def _window_counts(g, count_include_pad):
-    """What torch divides each window's sum by, (Ho, Wo): as ``pooling._avg_divisor``."""
-    counts = []
-    for o, n, k, s, p in zip(g.out, g.size, g.kernel, g.stride, g.pad):
-        start = np.arange(o) * s - p
-        end = np.minimum(start + k, n + p)
-        counts.append(end - start if count_include_pad else
-                      np.minimum(end, n) - np.maximum(start, 0))
-    return counts[0][:, None] * counts[1][None, :]
-
-
 @converts("AvgPool2d")
 def avg_pool2d(ctx):
     x, g, divisor = ctx.args
@@ -123,7 +128,7 @@ def avg_pool2d(ctx):
     attributes.pop("dilations")  # AveragePool has them only from opset 19; torch's are 1
     full = int(np.prod(g.kernel))
     for include_pad in (1, 0):
-        if np.array_equal(divisor, _window_counts(g, include_pad)) and (
+        if np.array_equal(divisor, avg_divisor(g, include_pad)) and (
                 not ceil or not include_pad):
             return _batched(ctx, x, lambda v: ctx.op(
                 "AveragePool", v, ceil_mode=ceil, count_include_pad=include_pad, **attributes,
@@ -151,19 +156,10 @@ def adaptive_avg_pool2d(ctx):
         return _batched(ctx, x, lambda v: ctx.op("AveragePool", v, kernel_shape=kernel,
                                                  strides=kernel, last=four_d))
     # windows of unequal sizes: out = A_h @ x @ A_w^T with the averaging matrices
-    dtype = ctx.out.dtype.np
-    a_h, a_w = _averaging(h, oh, dtype), _averaging(w, ow, dtype)
+    a_h, a_w = averaging_matrices((h, w), (oh, ow), ctx.out.dtype.np)
     rows = ctx.op("MatMul", ctx.constant(a_h, "rows"), ctx.value(x))
     return ctx.op("MatMul", rows, ctx.constant(np.ascontiguousarray(a_w.T), "columns"),
                   last=True)
-
-
-def _averaging(size, n_out, dtype):
-    i = np.arange(n_out)
-    start, end = i * size // n_out, -(-(i + 1) * size // n_out)
-    pixel = np.arange(size)
-    inside = (pixel >= start[:, None]) & (pixel < end[:, None])
-    return (inside / (end - start)[:, None]).astype(dtype)
 
 
 # ---------------------------------------------------------------- normalisation

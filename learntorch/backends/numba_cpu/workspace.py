@@ -1,4 +1,5 @@
-"""Scratch arrays that a layer reuses from one call to the next.
+"""Scratch arrays that a backend method reuses from one call to the next (the convolution
+of ``conv_backend.py``).
 
 Why: a convolution needs large temporary arrays -- the padded image, the
 im2col matrix -- that live for a fraction of a millisecond.  Allocating them

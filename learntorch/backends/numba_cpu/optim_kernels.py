@@ -1,6 +1,7 @@
 """Fused optimizer updates: one Numba loop per algorithm, one pass over the memory.
 
-The numpy version of an Adam step (``adam.adam_update``) runs about a dozen
+The numpy version of an Adam step (``NumpyBackend.adam_update``, in
+``backends/numpy_families/optim.py``) runs about a dozen
 whole-array operations -- each reads and writes every element, and several
 allocate a temporary array.  A kernel reads each element of the parameter,
 its gradient and its state once, does the dozen operations on numbers held in
@@ -10,7 +11,7 @@ the memory traffic.
 Contract, for every kernel here:
 
 * arrays are 1-D, C-contiguous and of one float dtype (float32 or float64); the
-  caller flattens parameters of any shape (``_fused.run``);
+  caller flattens parameters of any shape (``optim_backend.run_kernel``);
 * scalars arrive already cast to that dtype, so float32 parameters are
   computed in float32, operation by operation, in *the same order as the numpy
   path* (and as torch's single-tensor code): results equal the numpy path's bit
@@ -36,7 +37,7 @@ _KERNEL = dict(cache=True, error_model="numpy")
 @njit(**_KERNEL)
 def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, nesterov, maximize,
         first):
-    """``sgd.sgd_update`` for one parameter; ``buf`` is empty when momentum == 0."""
+    """``sgd_update`` for one parameter; ``buf`` is empty when momentum == 0."""
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:
@@ -59,11 +60,11 @@ def sgd(param, grad, buf, lr, weight_decay, momentum, one_minus_dampening, neste
 def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, lerp_weight,
          lerp_complement, beta2, one_minus_beta2, bias_correction2_sqrt, eps, step_size,
          amsgrad, maximize, decoupled):
-    """``adam.adam_update`` for one parameter; ``max_exp_avg_sq`` is empty without amsgrad.
+    """``adam_update`` for one parameter; ``max_exp_avg_sq`` is empty without amsgrad.
 
     ``decay`` = 1 - lr * weight_decay (AdamW's decoupled decay); ``exp_avg`` moves
     towards the gradient by ``lerp_weight`` = 1 - beta1 with torch's two lerp formulas
-    (``optimizer.lerp_``; ``lerp_complement`` = 1 - lerp_weight); ``step_size`` is
+    (``numpy_families/optim.lerp_``; ``lerp_complement`` = 1 - lerp_weight); ``step_size`` is
     -lr / (1 - beta1 ** step).
     """
     for i in range(param.size):
@@ -95,7 +96,7 @@ def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, decay, weight_decay, 
 @njit(**_KERNEL)
 def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, lerp_weight,
             lerp_complement, eps, weight_decay, momentum, centered, maximize):
-    """``rmsprop.rmsprop_update`` for one parameter; unused buffers are empty."""
+    """``rmsprop_update`` for one parameter; unused buffers are empty."""
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:
@@ -125,7 +126,7 @@ def rmsprop(param, grad, square_avg, grad_avg, buf, lr, alpha, one_minus_alpha, 
 
 @njit(**_KERNEL)
 def adagrad(param, grad, state_sum, clr, eps, weight_decay, maximize):
-    """``adagrad.adagrad_update`` for one parameter; ``clr`` is the decayed learning rate."""
+    """``adagrad_update`` for one parameter; ``clr`` is the decayed learning rate."""
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:

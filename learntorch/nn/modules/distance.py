@@ -1,0 +1,29 @@
+"""Distance layers: ``nn.CosineSimilarity`` and ``nn.PairwiseDistance``, the modules of
+``F.cosine_similarity`` and ``F.pairwise_distance`` (``nn/_functional/distance.py``)."""
+from .. import functional as F
+from .module import Module
+
+
+class CosineSimilarity(Module):
+    """The cosine of the angle between x1 and x2 along ``dim``."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """The ``p``-norm distance between x1 and x2 along the last dim."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
