@@ -270,3 +270,22 @@ def compile_view_mode(rows):
             buttons.value = "before" if buttons.value == "after" else "after"
         return switch
     return timed_by_learntorch_only(build)
+
+
+@case("QuantizationExplorer: a 128×64 weight, scale slider moved one step", rows=128, cols=64,
+      tiny=dict(rows=4, cols=4), target=redraw_target("QuantizationExplorer's scale slider"))
+def quantization_scale_slider(rows, cols):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import QuantizationExplorer
+
+        torch.manual_seed(0)
+        explorer = QuantizationExplorer(torch.nn.Linear(cols, rows).weight)
+        slider = control(explorer.view(), ipywidgets.FloatLogSlider, "scale")
+        scales = itertools.cycle([explorer.scale * f for f in (0.5, 0.7, 1.0, 1.4, 2.0)])
+
+        def move():
+            slider.value = next(scales)  # a new grid: requantize, new error, new picture
+        return move
+    return timed_by_learntorch_only(build)

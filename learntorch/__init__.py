@@ -9,6 +9,7 @@ from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, fl
                       float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
 from ._dtypes import float16 as half, float32 as float, float64 as double, int64 as long
 from ._dtypes import int32 as int, int16 as short
+from ._dtypes import qint8, quint8, qint32
 from ._device import device
 from ._size import Size
 from ._storage import UntypedStorage
@@ -70,6 +71,11 @@ from . import fx, onnx  # onnx: the exporter; the onnx package is imported only 
 from . import compiler, _dynamo, _logging
 from .compiler import compile
 from . import distributed
+from ._quantized_tensor import (qscheme, per_tensor_affine, per_tensor_symmetric,
+                                per_channel_affine, per_channel_symmetric,
+                                per_channel_affine_float_qparams)
+from ._quantize import quantize_per_tensor, quantize_per_channel, dequantize
+from . import ao
 from . import tiers
 tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1
 
@@ -105,3 +111,6 @@ def clamp_min(input, min):
 
 def clamp_max(input, max):
     return clamp(input, max=max)
+
+
+_quantized_tensor._refuse_the_rest()  # now that every Tensor method exists

@@ -50,6 +50,17 @@ _NAMES = {d.name: d for d in ALL_DTYPES}
 _NAMES.update({"half": float16, "float": float32, "double": float64, "long": int64,
                "int": int32, "short": int16})
 
+# Quantized types: integer codes that mean ``scale * (code - zero_point)``.  The codes are
+# stored as int8 / uint8 / int32 arrays and the scale and zero point live on the tensor
+# (``learntorch/_quantized_tensor.py``), so these dtypes are made on purpose by
+# ``quantize_per_tensor`` and friends, never inferred from a numpy array: they are not in
+# the numpy map above (an int8 array is an int8 tensor).
+qint8 = dtype("qint8", np.int8, False, True, 2)
+quint8 = dtype("quint8", np.uint8, False, False, 1)
+qint32 = dtype("qint32", np.int32, False, True, 4)
+QUANTIZED_DTYPES = (qint8, quint8, qint32)
+_NAMES.update({d.name: d for d in QUANTIZED_DTYPES})
+
 
 def _by_name(name):
     return _NAMES[name]
@@ -98,6 +109,10 @@ def to_dtype(d):
 def _category(d):
     if d is bool_:
         return 0
+    if d in QUANTIZED_DTYPES:  # (only reached when dtypes differ: never on the hot path)
+        raise NotImplementedError(
+            f"{d} codes cannot be mixed with other tensors in an operation: they mean "
+            "scale * (code - zero_point), not their own value. Call .dequantize() first")
     return 2 if d.is_floating_point else 1
 
 

@@ -6,7 +6,7 @@ which all go through one rule (``ops._inplace.apply_inplace``).
 """
 import numpy as np
 
-from . import _dtypes, _tensor, factories
+from . import _dtypes, _quantized_tensor, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import (activations, arithmetic, assignment, comparison, comparison_inplace, counting,
@@ -80,6 +80,8 @@ def _where(self, condition, other):
 
 
 Tensor.where = _where
+for _name, _method in _quantized_tensor.PLAIN_TENSOR_METHODS.items():
+    setattr(Tensor, _name, _method)  # is_quantized, dequantize, int_repr, q_scale, ...
 Tensor.view_as = lambda self, other: shape.view(self, other.shape)
 Tensor.reshape_as = lambda self, other: shape.reshape(self, other.shape)
 Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))

@@ -9,6 +9,11 @@ learntorch never unpickles.  A saved file is a zip archive holding
   to tensors,
 * ``learntorch/tensors/<n>.npy`` -- each tensor's data in numpy's .npy format.
 
+A quantized tensor (``quantize_per_tensor``, a ``quantize_dynamic`` model's weights) is
+stored as its integer codes (one byte each for qint8) plus its dtype, scale and zero point
+(per channel: scales, zero points and axis) in the structure, so the file of a quantized
+model is about a quarter of the float one, as with ``torch.save``.
+
 So a state dict, an optimizer state dict, or nested containers of tensors
 round-trip exactly; anything else (a whole Module, a function, an arbitrary
 object) is refused at save time with a message saying what to save instead.
@@ -45,6 +50,7 @@ import zlib
 import numpy as np
 
 from . import _dtypes
+from ._quantized_tensor import QuantizedTensor, per_tensor_affine
 from ._tensor import Tensor
 
 FORMAT = "learntorch-save"
@@ -86,9 +92,12 @@ class _Encoder:
         self.arrays = []
         self.seen = {}
         self.path_ids = set()  # the containers being encoded, from the top down: a cycle test
+        self.temporaries = []  # tensors made while encoding (a quantized tensor's codes)
 
     def encode(self, obj, path="obj", depth=0):
         from .nn.parameter import Parameter
+        if isinstance(obj, QuantizedTensor):
+            return {"quantized": self._quantized(obj, path, depth)}
         if isinstance(obj, Tensor):
             key = id(obj)
             if key not in self.seen:
@@ -125,6 +134,22 @@ class _Encoder:
             return self._container(obj, path, depth + 1)
         finally:
             self.path_ids.discard(id(obj))
+
+    def _quantized(self, q, path, depth):
+        # the codes as a plain integer tensor; the parameters beside them.  The tensors made
+        # here are kept alive until the end: ``seen`` knows tensors by id(), which a freed
+        # temporary would hand on to the next one
+        made = [q.int_repr()]
+        fields = {"codes": self.encode(made[0], path, depth), "dtype": q.dtype.name}
+        if q.qscheme() is per_tensor_affine:
+            fields.update(scale=q.q_scale(), zero_point=q.q_zero_point())
+        else:
+            made += [q.q_per_channel_scales(), q.q_per_channel_zero_points()]
+            fields.update(scales=self.encode(made[1], path, depth),
+                          zero_points=self.encode(made[2], path, depth),
+                          axis=q.q_per_channel_axis())
+        self.temporaries.extend(made)
+        return fields
 
     def _container(self, obj, path, depth):
         if isinstance(obj, dict):
@@ -326,6 +351,8 @@ class _Decoder:
                 raise self.fail(path, f"data type {value!r:.40} is not one of learntorch's: "
                                       + ", ".join(sorted(_DTYPES_BY_NAME)))
             return _DTYPES_BY_NAME[value]
+        if kind == "quantized":
+            return self.quantized(value, path, depth)
         if kind not in ("dict", "odict", "tuple", "list"):
             raise self.fail(path, f"unknown kind of entry {kind!r:.40}")
         if not isinstance(value, list):
@@ -347,6 +374,43 @@ class _Decoder:
                 raise self.fail(path, f"a dict key that is not a str or an int: {key!r:.40}")
             pairs.append((key, self.decode(item[1], f"{path}[{key!r:.40}]", depth + 1)))
         return collections.OrderedDict(pairs) if kind == "odict" else dict(pairs)
+
+    def quantized(self, fields, path, depth):
+        """A quantized tensor from its codes and parameters, each checked."""
+        per_tensor = {"codes", "dtype", "scale", "zero_point"}
+        per_channel = {"codes", "dtype", "scales", "zero_points", "axis"}
+        if not isinstance(fields, dict) or set(fields) not in (per_tensor, per_channel):
+            raise self.fail(path, f"a quantized tensor whose fields are not "
+                                  f"{sorted(per_tensor)} or {sorted(per_channel)}")
+        dtype = _DTYPES_BY_NAME.get(fields["dtype"]) if isinstance(fields["dtype"], str) else None
+        if dtype not in _dtypes.QUANTIZED_DTYPES:
+            raise self.fail(path, f"quantized dtype {fields['dtype']!r:.40} is not qint8, "
+                                  "quint8 or qint32")
+        codes = self.decode(fields["codes"], path, depth + 1)
+        if not isinstance(codes, Tensor) or codes.numpy().dtype != dtype.np:
+            raise self.fail(path, f"the codes of a {dtype.name} tensor are not "
+                                  f"{dtype.np.name} numbers")
+        codes = codes.numpy()
+        if "scale" in fields:
+            scale, zero_point = fields["scale"], fields["zero_point"]
+            if (isinstance(scale, bool) or not isinstance(scale, (int, float))
+                    or not math.isfinite(scale) or scale <= 0
+                    or isinstance(zero_point, bool) or not isinstance(zero_point, int)):
+                raise self.fail(path, f"a quantized tensor's scale {scale!r:.40} and zero point "
+                                      f"{zero_point!r:.40} are not a positive number and an int")
+            return QuantizedTensor._make(codes, dtype, scale, zero_point)
+        scales = self.decode(fields["scales"], path, depth + 1)
+        zero_points = self.decode(fields["zero_points"], path, depth + 1)
+        axis = fields["axis"]
+        if (not isinstance(scales, Tensor) or not isinstance(zero_points, Tensor)
+                or isinstance(axis, bool) or not isinstance(axis, int)
+                or not 0 <= axis < codes.ndim
+                or tuple(scales.shape) != (codes.shape[axis],)
+                or tuple(zero_points.shape) != (codes.shape[axis],)):
+            raise self.fail(path, "a per-channel quantized tensor whose scales, zero points "
+                                  "and axis do not fit its codes")
+        return QuantizedTensor._make(codes, dtype, scales=scales, zero_points=zero_points,
+                                     axis=axis)
 
     def tensor_reference(self, node, path):
         index = node["tensor"]
@@ -447,7 +511,7 @@ def _read_exactly(stream, buffer, name):
         filled += n
 
 
-_DTYPES_BY_NAME = {d.name: d for d in _dtypes.ALL_DTYPES}
+_DTYPES_BY_NAME = {d.name: d for d in _dtypes.ALL_DTYPES + _dtypes.QUANTIZED_DTYPES}
 
 
 def _apply_map_location(t, map_location):

@@ -47,6 +47,8 @@ NAMESPACES = [
     ("learntorch.onnx", "torch.onnx"),
     ("learntorch.fx", "torch.fx"),
     ("learntorch.compiler", "torch.compiler"),
+    ("learntorch.ao.quantization", "torch.ao.quantization"),
+    ("learntorch.ao.nn.quantized.dynamic", "torch.ao.nn.quantized.dynamic"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also

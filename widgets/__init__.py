@@ -3,7 +3,7 @@
 Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
-    from widgets import TrainingDashboard, TensorExplorer, RingAllReduce
+    from widgets import TrainingDashboard, TensorExplorer, RingAllReduce, QuantizationExplorer
     from widgets import show_program           # a captured or exported program's graph
     from widgets import show_compiled          # a compiled function's graph and kernels
 
@@ -31,6 +31,7 @@ _EXPORTS = {
     "ProgramView": "program",
     "show_compiled": "compile_view",
     "CompiledView": "compile_view",
+    "QuantizationExplorer": "quantization_explorer",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -717,8 +717,8 @@ ch.markdown(r"""
 
 You have trained one model on several processes: shards of each batch, gradients averaged with an
 all-reduce, every rank stepping the same way, and a sampler that deals out the data. The same script
-runs on PyTorch with `torchrun` and `backend="gloo"` — or `"nccl"` on GPUs. Chapters 07 to 11 and 13
-of the course's second part are still being written: this is the last chapter for now.
+runs on PyTorch with `torchrun` and `backend="gloo"` — or `"nccl"` on GPUs. Next,
+[13 · Quantization](13_quantization.ipynb): int8 weights for a smaller, often faster model.
 """)
 
 if __name__ == "__main__":

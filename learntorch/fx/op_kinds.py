@@ -44,7 +44,7 @@ KINDS = {
     NORMALIZATION: """Softmax LogSoftmax SoftmaxBackward LogSoftmaxBackward _Normalization
         BatchNorm LayerNorm GroupNorm NormalizeBackward NormalizeAffineBackward
         CrossEntropyBackward""",
-    MATMUL: "Matmul Dot Linear Einsum Cross Cdist CdistDoubleBackward",
+    MATMUL: "Matmul Dot Linear Einsum Cross Cdist CdistDoubleBackward LinearDynamic",
     CONV: """Convolution ConvolutionBackwardInput ConvolutionBackwardWeight
         ConvolutionTranspose""",
     POOL: """MaxPool2d AvgPool2d AdaptiveAvgPool2d AdaptiveMaxPool2d MaxPool2dBackward

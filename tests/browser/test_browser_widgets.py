@@ -59,6 +59,7 @@ SECTIONS = [
     Section("TensorExplorer", slider="index dim 1"),
     Section("RingAllReduce", button="Step"),
     Section("show_compiled", button="before fusion"),
+    Section("QuantizationExplorer", slider="scale"),
 ]
 
 

@@ -45,6 +45,7 @@ from .loader import kernels, kernels_allowed, use_threads
 from .losses_backend import NumbaLosses
 from .optim_backend import NumbaOptimizers
 from .pooling_backend import NumbaPooling
+from .quantized_backend import NumbaQuantized
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -66,7 +67,7 @@ def _compact(a):
 #: Numba overrides of the larger families (conv, pooling, losses, optimizers, ...): one
 #: mixin class per file in this package, listed here; each calls ``super()`` for what
 #: its kernels do not serve, so the numpy reference answers the rest
-FAMILIES = (NumbaConv, NumbaPooling, NumbaLosses, NumbaOptimizers)
+FAMILIES = (NumbaConv, NumbaPooling, NumbaLosses, NumbaOptimizers, NumbaQuantized)
 
 
 class NumbaBackend(*FAMILIES, NumpyBackend):

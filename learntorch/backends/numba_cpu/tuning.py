@@ -17,7 +17,8 @@ The keys:
 * ``parallel_min_ns`` -- a kernel call expected to take this long on one thread
   uses every thread (waking the others costs tens of microseconds);
 * ``layer_min_sizes`` -- the same as ``min_sizes`` for the layers' kernels (pooling,
-  col2im, cross-entropy rows) and the fused optimizer updates;
+  col2im, cross-entropy rows), the fused optimizer updates and the int8 kernels
+  (``quantized_matmul``'s counts multiply-adds, M * N * K);
 * ``layer_ns_per_element`` -- the same as ``ns_per_element`` for the layers' kernels
   (forward: per element of the input, backward: of the gradient).
 """
@@ -40,11 +41,13 @@ DEFAULTS = {
         "silu": 6.4, "silu_backward": 4.5, "add": 0.12, "sub": 0.12, "mul": 0.1, "div": 0.1,
         "sum": 0.04, "softmax": 0.29, "log_softmax": 0.3, "softmax_backward": 0.1,
         "log_softmax_backward": 0.28, "logsumexp": 0.26,
+        "quantized_matmul": 0.03, "quantize_per_tensor": 0.5, "dequantize_matmul": 0.5,
     },
     "parallel_min_ns": 120_000,
     "layer_min_sizes": {
         "max_pool2d": 4_096, "col2im": 4_096, "cross_entropy": 1_024,
         "sgd": 30_000, "adam": 10_000, "rmsprop": 10_000, "adagrad": 10_000,
+        "quantized_matmul": 4_096, "quantize_per_tensor": 1_024, "dequantize_matmul": 1_024,
     },
     "layer_ns_per_element": {
         "max_pool2d": 0.8, "max_pool2d_backward": 0.45, "col2im": 0.3,

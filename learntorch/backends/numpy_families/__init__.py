@@ -31,8 +31,10 @@ from .sorting import Sorting
 from .special_functions import SpecialFunctions
 from .writes import Writes
 
+from .quantized import QuantizedFamily
+
 FAMILIES = (ElementwiseMath, SpecialFunctions, Comparison, Reductions, Cumulative, Sorting,
             Indexing, Copies, Joining, LinearAlgebra, Writes,
             ConvFamily, PoolingFamily, NormalizationFamily, PaddingFamily, InterpolationFamily,
             DropoutFamily, EmbeddingFamily, GradNormFamily, InitFamily, LinearFamily, LossFamily,
-            NnActivationFamily, OptimizerFamily)
+            NnActivationFamily, OptimizerFamily, QuantizedFamily)
