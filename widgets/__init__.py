@@ -3,7 +3,7 @@
 Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
-    from widgets import TrainingDashboard, TensorExplorer
+    from widgets import TrainingDashboard, TensorExplorer, ConvExplorer
 
 A widget is a Python-side state object (``step`` / ``reset`` / ``history``,
 testable without a browser) plus a thin ipywidgets view.  Widgets read the
@@ -24,6 +24,7 @@ _EXPORTS = {
     "momentum_phase_diagram": "optimizer_explorer",
     "TrainingDashboard": "training_dashboard",
     "TensorExplorer": "tensor_explorer",
+    "ConvExplorer": "conv_explorer",
 }
 
 __all__ = sorted(_EXPORTS)
