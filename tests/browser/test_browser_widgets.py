@@ -56,6 +56,8 @@ SECTIONS = [
     Section("OptimizerExplorer", button="Step"),
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
+    Section("ConvExplorer", slider="position"),
+    Section("ConvExplorer.on_model", slider="channel"),
 ]
 
 
