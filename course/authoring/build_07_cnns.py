@@ -424,7 +424,8 @@ for layer in probe:
 x = torch.ones(1, 1, 12, 12, requires_grad=True)
 out = probe(x)                                     # (1, 1, 6, 6)
 out[0, 0, 2, 3].backward()                         # one output pixel
-print((x.grad[0, 0] != 0).int())
+for row in (x.grad[0, 0] != 0).int().tolist():     # 1: this input pixel changes the output pixel
+    print(" ".join(str(v) for v in row))
 # the formula: conv 3x3 -> size 3, jump 1; pool 2 -> size 4, jump 2; conv 3x3 -> size 4 + 2·2 = 8
 """)
 
@@ -502,9 +503,11 @@ plt.show()
 """, learntorch_only=DIGITS)
 
 ch.markdown(r"""
-Many of them are edge and gradient detectors: a bright side against a dark side, at different
-angles — the same kind of kernel we wrote by hand in section 2, found by gradient descent. (Big
-networks trained on photographs learn similar edge detectors in their first layer.)
+Tiny digits and eight epochs give rough filters, but look for a pattern: several have a positive
+side and a negative side, like the edge kernel we wrote by hand in section 2, at various angles;
+others are harder to read. (Networks trained longer on large photographs learn strikingly clean
+edge detectors in their first layer.) What a filter does is easier to see in what it makes of a
+digit.
 
 The explorer shows the trained network at work: choose a **layer** and a **channel** to see its
 filters and the feature map it computes for a test **digit**; choose a pixel (**row**, **col**) of
