@@ -609,7 +609,8 @@ with exercise("07.1"):
     check_function(conv_output_size, [
         ((8, 3), 6), ((8, 3, 1), 8), ((8, 3, 1, 2), 4), ((7, 3, 1, 2), 4), ((8, 3, 0, 1, 2), 4),
         ((28, 5, 2, 1), 28), ((10, 4, 0, 3), 3), ((5, 5), 1), ((9, 3, 2, 3, 2), 3),
-    ], name="conv_output_size (size, kernel, padding, stride, dilation)")
+    ], name="conv_output_size (size, kernel, padding, stride, dilation; a window that does not fit is not "
+            "counted: the division rounds down, //)")
     check_equal(type(conv_output_size(8, 3, 1, 2)).__name__, "int",
                 name="type of conv_output_size(8, 3, 1, 2) (a size is an int: floor division //)")
     check_not_used(conv2d_loops, ["conv2d", "unfold", "Conv2d"], rule=RULE)
