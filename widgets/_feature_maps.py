@@ -30,7 +30,8 @@ from . import _svg_grid as svg
 from ._heatmap import heatmap
 
 PIXEL = 22   # screen pixels per image pixel of the digit and the feature map
-TAP = 9      # screen pixels per filter tap
+TAP = 12     # screen pixels per filter tap
+CHAR = 7.5   # about the width of one character of a label, in screen pixels
 
 
 def _pair(value):
@@ -167,25 +168,32 @@ class FeatureMapExplorer(Widget):
         """The digit with the receptive field, the chosen filter(s), and the feature map."""
         image = self.images[self.digit].detach().numpy()
         (r0, r1), (c0, c1) = self.field()
-        body = [svg.text(20, 22, repr(self)[len("FeatureMapExplorer("):-1], size=12, weight="bold")]
-        top, x = 60, 20
-        body.append(svg.text(x, top - 10, f"digit {self.digit} (input channel 0)"))
+        conv = self.convs[self.layer]
+        ho, wo = self.feature_map().shape
+        body = [svg.text(20, 22, f"layer {self.layer!r}: Conv2d({conv.in_channels}, {conv.out_channels}), "
+                                 f"channel {self.channel} of {conv.out_channels}, digit {self.digit} of "
+                                 f"{len(self.images)}", size=12, weight="bold"),
+                svg.text(20, 40, f"feature map {ho}x{wo}, pixel {self.pixel}: receptive field rows {r0}..{r1}, "
+                                 f"cols {c0}..{c1} of the input", size=12)]
+        top, x = 78, 20
+        label = f"digit {self.digit} (input channel 0)"
+        body.append(svg.text(x, top - 10, label))
         body.append(heatmap(image[0], x, top, PIXEL, scale=float(image.max()) or 1.0, gray=True,
                             outline=(r0, c0, r1, c1),
                             title=f"receptive field of pixel {self.pixel}: rows {r0}..{r1}, cols {c0}..{c1}"))
-        x += image.shape[-1] * PIXEL + 40
+        x += max(image.shape[-1] * PIXEL, len(label) * CHAR) + 30
         filters = self.filters()
         scale = float(np.abs(filters).max())
         per_row = 8
         kh, kw = filters.shape[1:]
-        body.append(svg.text(x, top - 10, f"filters of channel {self.channel} ({len(filters)} in)"))
+        label = f"filter of channel {self.channel}: {len(filters)} kernel{'s' if len(filters) > 1 else ''}"
+        body.append(svg.text(x, top - 10, label))
         for k, kernel in enumerate(filters):
             fx = x + (k % per_row) * (kw * TAP + 6)
             fy = top + (k // per_row) * (kh * TAP + 6)
             body.append(heatmap(kernel, fx, fy, TAP, scale=scale, title=f"input channel {k}"))
-        x += min(len(filters), per_row) * (kw * TAP + 6) + 40
+        x += max(min(len(filters), per_row) * (kw * TAP + 6), len(label) * CHAR) + 30
         fmap = self.feature_map()
-        ho, wo = fmap.shape
         body.append(svg.text(x, top - 10, f"feature map ({ho}x{wo})"))
         body.append(heatmap(fmap, x, top, PIXEL, outline=self.pixel * 2,
                             title=f"channel {self.channel}, pixel {self.pixel} = {fmap[self.pixel]:.3g}"))
@@ -193,7 +201,7 @@ class FeatureMapExplorer(Widget):
         height = top + max(image.shape[-2] * PIXEL, ho * PIXEL, rows_of_filters) + 30
         body.append(svg.text(20, height - 10, "red frame: the output pixel and the input patch it sees "
                                               "(its receptive field); blue < 0 < red", size=11, fill="#555"))
-        return svg.document(max(x + wo * PIXEL + 20, 560), height, body)
+        return svg.document(max(x + max(wo * PIXEL, 150) + 20, 700), height, body)
 
     # ---- live view ----------------------------------------------------------------
 

@@ -64,6 +64,25 @@ def default_kernel():
     return torch.tensor([[-1., 0., 1.], [-1., 0., 1.], [-1., 0., 1.]])
 
 
+def short(value):
+    """A value in at most four characters, for a grid cell (the tooltip has it in full).
+
+    >>> [short(v) for v in (3.0, -1.0, 0.9375, -0.75, 1.875, 12.4, -0.0625)]
+    ['3', '-1', '.94', '-.75', '1.9', '12', '-.06']
+    """
+    value = float(value)
+    if value.is_integer() and abs(value) < 1000:
+        return str(int(value))
+    if abs(value) >= 10:
+        return str(round(value))
+    for digits in (2, 1):
+        text = f"{value:.{digits}g}"
+        text = text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+        if len(text) <= 4:
+            break
+    return text
+
+
 def _as_2d(t, what):
     array = np.asarray(t.detach().numpy() if hasattr(t, "detach") else t, dtype=np.float32)
     while array.ndim > 2 and array.shape[0] == 1:
@@ -199,9 +218,10 @@ class ConvExplorer(Widget):
 
     def multiply_add(self):
         """``pixel·weight + ... = output`` for the current window."""
-        kw = self.kernel.shape[1]
-        terms = " + ".join(f"{svg.number(v)}·{svg.number(float(self.kernel[i, j]))}"
-                           for (i, j), _, v in self.taps())
+        def factor(value):      # a negative factor in brackets: 0.5·(-1)
+            text = svg.number(value)
+            return f"({text})" if value < 0 else text
+        terms = " + ".join(f"{factor(v)}·{factor(float(self.kernel[i, j]))}" for (i, j), _, v in self.taps())
         return f"{terms} = {svg.number(self.value())}"
 
     def formula(self):
@@ -238,17 +258,18 @@ class ConvExplorer(Widget):
                 inside = p <= r < p + h and p <= c < p + w
                 value = self.image[r - p, c - p] if inside else 0.0
                 tap = window.get((r, c))
-                body.append(svg.cell(x0 + c * CELL, top + r * CELL, svg.number(float(value)), size=CELL,
+                body.append(svg.cell(x0 + c * CELL, top + r * CELL, short(value), size=CELL,
                                      fill=("#ffe0b2" if tap else "white") if inside else "#e6e6e6",
                                      stroke=svg.SELECTED if tap else "#999",
                                      stroke_width=2.5 if tap else 1,
-                                     title=f"pixel ({r - p}, {c - p})" if inside else "padding: 0"))
+                                     title=f"pixel ({r - p}, {c - p}) = {svg.number(float(value))}" if inside
+                                     else "padding: 0"))
         # the kernel
         kx = x0 + (w + 2 * p) * CELL + 36
         body.append(svg.text(kx, top - 8, "kernel"))
         for i in range(kh):
             for j in range(kw):
-                body.append(svg.cell(kx + j * CELL, top + i * CELL, svg.number(float(self.kernel[i, j])),
+                body.append(svg.cell(kx + j * CELL, top + i * CELL, short(self.kernel[i, j]),
                                      size=CELL, fill="#dbe9f6", title=f"weight ({i}, {j})"))
         # the output, the current pixel outlined
         ox = kx + kw * CELL + 36
@@ -256,19 +277,20 @@ class ConvExplorer(Widget):
         for r in range(ho):
             for c in range(wo):
                 current = (r, c) == self.out_index
-                body.append(svg.cell(ox + c * CELL, top + r * CELL, svg.number(float(self._output[r, c])),
+                body.append(svg.cell(ox + c * CELL, top + r * CELL, short(self._output[r, c]),
                                      size=CELL, fill="#ffe0b2" if current else "white",
                                      stroke=svg.SELECTED if current else "#999",
-                                     stroke_width=2.5 if current else 1, title=f"output ({r}, {c})"))
+                                     stroke_width=2.5 if current else 1,
+                                     title=f"output ({r}, {c}) = {svg.number(float(self._output[r, c]))}"))
         grid_bottom = top + max(h + 2 * p, kh, ho) * CELL
-        body.append(svg.text(x0, grid_bottom + 22, f"output {self.out_index} = " + self.multiply_add(),
-                             size=11))
+        sum_line = f"output {self.out_index} = " + self.multiply_add()
+        body.append(svg.text(x0, grid_bottom + 22, sum_line, size=11))
         # the im2col matrix: a window of rows around the highlighted one
         my = grid_bottom + 62
         rows = svg.window(self.positions, self.position, MATRIX_ROWS)
-        body.append(svg.text(x0, my - 10, f"im2col matrix: {self.positions} rows (one per output pixel) x "
-                                          f"{kh * kw} columns (one per kernel tap); rows {rows.start}.."
-                                          f"{rows.stop - 1} shown"))
+        matrix_line = (f"im2col matrix: {self.positions} rows (one per output pixel) x {kh * kw} columns "
+                       f"(one per kernel tap); rows {rows.start}..{rows.stop - 1} shown")
+        body.append(svg.text(x0, my - 10, matrix_line))
         mx = x0 + 90
         for k, row in enumerate(rows):
             y = my + k * CELL
@@ -276,7 +298,7 @@ class ConvExplorer(Widget):
             body.append(svg.text(mx - 8, y + CELL / 2 + 4, f"{row} {divmod(row, wo)}", size=10, anchor="end",
                                  fill=svg.SELECTED if current else "#555"))
             for col in range(kh * kw):
-                body.append(svg.cell(mx + col * CELL, y, svg.number(float(self._matrix[row, col])), size=CELL,
+                body.append(svg.cell(mx + col * CELL, y, short(self._matrix[row, col]), size=CELL,
                                      fill="#ffe0b2" if current else "white",
                                      stroke=svg.SELECTED if current else "#bbb",
                                      stroke_width=2 if current else 1,
@@ -284,9 +306,10 @@ class ConvExplorer(Widget):
         kcx = mx + kh * kw * CELL + 40                   # the kernel as a column: matrix @ column
         body.append(svg.text(kcx - 22, my + len(rows) * CELL / 2 + 4, "@", size=16))
         for col in range(min(kh * kw, len(rows))):
-            body.append(svg.cell(kcx, my + col * CELL, svg.number(float(self.kernel.flat[col])), size=CELL,
+            body.append(svg.cell(kcx, my + col * CELL, short(self.kernel.flat[col]), size=CELL,
                                  fill="#dbe9f6"))
-        width = max(ox + wo * CELL, kcx + CELL) + 20
+        # the text lines are as wide as their characters (monospace: about 0.62 em each)
+        width = max(ox + wo * CELL, kcx + CELL, x0 + 6.9 * len(sum_line), x0 + 7.5 * len(matrix_line)) + 20
         height = my + max(len(rows), min(kh * kw, len(rows))) * CELL + 16
         return svg.document(width, height, body)
 

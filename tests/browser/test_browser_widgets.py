@@ -57,7 +57,7 @@ SECTIONS = [
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
     Section("ConvExplorer", slider="position"),
-    Section("ConvExplorer.on_model", slider="channel"),
+    Section("FeatureMapExplorer", slider="channel"),      # ConvExplorer.on_model(...)
 ]
 
 

@@ -27,8 +27,8 @@ def test_the_position_slider_moves_window_output_pixel_and_im2col_row():
     position.value = 4                                        # output pixel (1, 1)
     assert explorer.out_index == (1, 1)
     red = _red(picture)
-    assert red[:4] == ["pixel (1, 1)", "pixel (1, 2)", "pixel (2, 1)", "pixel (2, 2)"]
-    assert "output (1, 1)" in red
+    assert red[:4] == ["pixel (1, 1) = 5", "pixel (1, 2) = 6", "pixel (2, 1) = 9", "pixel (2, 2) = 10"]
+    assert "output (1, 1) = 30" in red
     assert [t for t in red if t.startswith("row 4,")] == [f"row 4, tap {t}" for t in
                                                           [(0, 0), (0, 1), (1, 0), (1, 1)]]
     assert "output (1, 1) = 5·1 + 6·1 + 9·1 + 10·1 = 30" in text.value
