@@ -186,18 +186,19 @@ class FeatureMapExplorer(Widget):
         scale = float(np.abs(filters).max())
         per_row = 8
         kh, kw = filters.shape[1:]
+        tap = PIXEL if len(filters) <= 2 else TAP      # a first layer's lone kernel: as large as the digit's pixels
         label = f"filter of channel {self.channel}: {len(filters)} kernel{'s' if len(filters) > 1 else ''}"
         body.append(svg.text(x, top - 10, label))
         for k, kernel in enumerate(filters):
-            fx = x + (k % per_row) * (kw * TAP + 6)
-            fy = top + (k // per_row) * (kh * TAP + 6)
-            body.append(heatmap(kernel, fx, fy, TAP, scale=scale, title=f"input channel {k}"))
-        x += max(min(len(filters), per_row) * (kw * TAP + 6), len(label) * CHAR) + 30
+            fx = x + (k % per_row) * (kw * tap + 6)
+            fy = top + (k // per_row) * (kh * tap + 6)
+            body.append(heatmap(kernel, fx, fy, tap, scale=scale, title=f"input channel {k}"))
+        x += max(min(len(filters), per_row) * (kw * tap + 6), len(label) * CHAR) + 30
         fmap = self.feature_map()
         body.append(svg.text(x, top - 10, f"feature map ({ho}x{wo})"))
         body.append(heatmap(fmap, x, top, PIXEL, outline=self.pixel * 2,
                             title=f"channel {self.channel}, pixel {self.pixel} = {fmap[self.pixel]:.3g}"))
-        rows_of_filters = -(-len(filters) // per_row) * (kh * TAP + 6)
+        rows_of_filters = -(-len(filters) // per_row) * (kh * tap + 6)
         height = top + max(image.shape[-2] * PIXEL, ho * PIXEL, rows_of_filters) + 30
         body.append(svg.text(20, height - 10, "red frame: the output pixel and the input patch it sees "
                                               "(its receptive field); blue < 0 < red", size=11, fill="#555"))
