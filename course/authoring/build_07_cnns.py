@@ -581,26 +581,29 @@ from course.checks import exercise, check_equal, check_close, check_shape, check
 RULE = "no F.conv2d, F.unfold or nn.Conv2d: loop over the output positions yourself"
 
 
-def compare_with_conv2d(N, C, H, W, O, kh, kw, stride, padding, bias, seed, why):
-    # conv2d_loops against F.conv2d on random numbers: the output, and the gradients of x, weight, bias
+def compare_with_conv2d(N, C, H, W, O, kh, kw, stride, padding, bias, seed, why, fn=None,
+                        forbidden=("F.conv2d", "F.unfold", "torch.nn.Conv2d.forward"), rule=RULE,
+                        shape_hint="Ho = conv_output_size(H, kh, padding, stride), the same for Wo"):
+    # fn (conv2d_loops unless given) against F.conv2d on random numbers: the output, and the
+    # gradients of x, weight and bias; exercise 07.2 uses it too
+    fn = fn or conv2d_loops
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(N, C, H, W, generator=g, requires_grad=True)
     weight = torch.randn(O, C, kh, kw, generator=g, requires_grad=True)
     b = torch.randn(O, generator=g, requires_grad=True) if bias else None
-    call = (f"conv2d_loops(x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
+    call = (f"{fn.__name__}(x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
             f"bias {'(%d,)' % O if bias else None}, stride={stride}, padding={padding})")
     inputs = {"x": x, "weight": weight}
-    out = check_not_called(conv2d_loops, (x, weight, b, stride, padding),
-                           ["F.conv2d", "F.unfold", "torch.nn.Conv2d.forward"], rule=RULE, name=call)
+    out = check_not_called(fn, (x, weight, b, stride, padding), list(forbidden), rule=rule, name=call)
     want = F.conv2d(x, weight, b, stride=stride, padding=padding)
-    check_shape(out, tuple(want.shape), name=f"shape of {call} (as F.conv2d: Ho = conv_output_size(H, kh, "
-                                              f"padding, stride), the same for Wo)", inputs=inputs)
+    check_shape(out, tuple(want.shape), name=f"shape of {call} (as F.conv2d: {shape_hint})", inputs=inputs)
     check_close(out, want, atol=1e-4, rtol=1e-4, inputs=inputs, name=f"{call} vs F.conv2d{why}")
     check_equal(out.requires_grad, True, name=f"{call}.requires_grad (the result must carry gradients: "
                                                "build it from tensor operations, no numpy or .item())")
     seed_grad = torch.randn(*want.shape, generator=g)
-    got = torch.autograd.grad((out * seed_grad).sum(), [x, weight] + ([b] if bias else []))
-    expected = torch.autograd.grad((want * seed_grad).sum(), [x, weight] + ([b] if bias else []))
+    wrt = [x, weight] + ([b] if bias else [])
+    got = torch.autograd.grad((out * seed_grad).sum(), wrt)
+    expected = torch.autograd.grad((want * seed_grad).sum(), wrt)
     for what, a, e in zip(["x", "weight", "bias"], got, expected):
         check_close(a, e, atol=1e-4, rtol=1e-4, name=f"the gradient of {call} with respect to {what}")
 
@@ -690,28 +693,14 @@ def loops_in(fn):
 
 
 def compare_im2col(N, C, H, W, O, kh, kw, stride, padding, bias, seed, why):
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(N, C, H, W, generator=g, requires_grad=True)
-    weight = torch.randn(O, C, kh, kw, generator=g, requires_grad=True)
-    b = torch.randn(O, generator=g, requires_grad=True) if bias else None
-    call = (f"conv2d_im2col(x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
-            f"bias {'(%d,)' % O if bias else None}, stride={stride}, padding={padding})")
-    inputs = {"x": x, "weight": weight}
+    # exercise 07.1's comparison with F.conv2d, for conv2d_im2col, which must call F.unfold
     with observe.spying(["F.unfold"], conv2d_im2col.__globals__) as unfold_calls:
-        out = check_not_called(conv2d_im2col, (x, weight, b, stride, padding),
-                               ["F.conv2d", "torch.nn.Conv2d.forward"], rule=RULE_07_2, name=call)
-    check_equal(len(unfold_calls) >= 1, True, name=f"{call} calls F.unfold (the windows come from F.unfold)")
-    want = F.conv2d(x, weight, b, stride=stride, padding=padding)
-    check_shape(out, tuple(want.shape), inputs=inputs,
-                name=f"shape of {call} (as F.conv2d: the (N, O, Ho·Wo) product reshaped to (N, O, Ho, Wo))")
-    check_close(out, want, atol=1e-4, rtol=1e-4, inputs=inputs, name=f"{call} vs F.conv2d{why}")
-    check_equal(out.requires_grad, True, name=f"{call}.requires_grad (the result must carry gradients)")
-    seed_grad = torch.randn(*want.shape, generator=g)
-    wrt = [x, weight] + ([b] if bias else [])
-    got = torch.autograd.grad((out * seed_grad).sum(), wrt)
-    expected = torch.autograd.grad((want * seed_grad).sum(), wrt)
-    for what, a, e in zip(["x", "weight", "bias"], got, expected):
-        check_close(a, e, atol=1e-4, rtol=1e-4, name=f"the gradient of {call} with respect to {what}")
+        compare_with_conv2d(N, C, H, W, O, kh, kw, stride, padding, bias, seed, why, fn=conv2d_im2col,
+                            forbidden=["F.conv2d", "torch.nn.Conv2d.forward"], rule=RULE_07_2,
+                            shape_hint="the (N, O, Ho·Wo) product reshaped to (N, O, Ho, Wo)")
+    check_equal(len(unfold_calls) >= 1, True,
+                name=f"conv2d_im2col(...) with stride={stride}, padding={padding} calls F.unfold "
+                     f"(the windows come from F.unfold)")
 
 
 with exercise("07.2"):
