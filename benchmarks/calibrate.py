@@ -18,8 +18,9 @@ read by ``tuning.py``) and this script measures them:
   elements: what ``loader.use_threads`` multiplies by a call's size to predict its length;
 * ``parallel_min_ns`` -- the one-thread time from which running on every thread pays: the
   kernel calls of a range of sizes timed on one thread and on all of them;
-* ``layer_min_sizes[...]`` -- the same crossover for the layers' kernels and the fused
-  optimizer updates.
+* ``layer_min_sizes[...]`` and ``layer_ns_per_element[...]`` -- the same for the layers'
+  kernels and the fused optimizer updates: not measured here yet (their calls need layer
+  geometries and optimizer states); the script keeps them as the file has them.
 
 Timing on a shared machine is noisy: each figure is the *minimum* over many short repeats,
 which filters out the moments when another process had the cores.  Run it on a quiet

@@ -29,6 +29,8 @@ import numpy as np
 
 from learntorch.distributed import run_ranks
 
+FIGURES = "benchmarks/distributed_figures.md"   # the last full run's table, for BENCHMARKS.md
+
 
 # ---------------------------------------------------------------- what the ranks run
 def allreduce_job(numel, iterations, rounds):
@@ -165,26 +167,41 @@ def main(argv=None):
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="MPI jobs per measurement")
     parser.add_argument("--quick", action="store_true", help="small sizes: a sanity run")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help=f"also write the table there (the page BENCHMARKS.md embeds "
+                             f"{FIGURES}: python -m benchmarks.report puts it in)")
     args = parser.parse_args(argv)
     numel, iterations = (10_000, 5) if args.quick else (1_000_000, 50)
     sizes = [(64, 32, 3)] if args.quick else [(256, 256, 30), (2048, 256, 10)]
+    lines = []
 
-    print(f"learntorch.distributed, 2 local ranks; median (min–max) over {args.repeats} "
-          "MPI jobs\n")
-    print("| measurement | learntorch | reference | ratio | target |")
-    print("| --- | --- | --- | --- | --- |")
+    def say(line=""):
+        print(line)
+        sys.stdout.flush()
+        lines.append(line)
+
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    say(f"learntorch.distributed, 2 local ranks; median (min–max) over {args.repeats} "
+        f"MPI jobs; {os.cpu_count()} cores, load average {load} at the start")
+    say()
+    say("| measurement | learntorch | reference | ratio | target |")
+    say("| --- | --- | --- | --- | --- |")
     ours, theirs, ratio = measure_allreduce(numel, args.repeats, iterations)
-    print(f"| all_reduce of {numel:g} float32 | {_fmt(ours, 1e3, 'ms')} | mpi4py Allreduce "
-          f"{_fmt(theirs, 1e3, 'ms')} | {_fmt(ratio, 1, '×')} | ≤ 3× "
-          f"{'met' if ratio[0] <= 3 else 'NOT met'} |")
-    sys.stdout.flush()
+    say(f"| all_reduce of {numel:g} float32 | {_fmt(ours, 1e3, 'ms')} | mpi4py Allreduce "
+        f"{_fmt(theirs, 1e3, 'ms')} | {_fmt(ratio, 1, '×')} | ≤ 3× "
+        f"{'met' if ratio[0] <= 3 else 'NOT met'} |")
     for batch, hidden, steps in sizes:
         times, ratio = measure_ddp(batch, hidden, steps, args.repeats)
-        print(f"| DDP step, MLP 64-{hidden}-{hidden}-10, batch {batch} (2 × {batch // 2}) | "
-              f"{_fmt(times['ddp'], 1e3, 'ms')} | one process {_fmt(times['single'], 1e3, 'ms')}"
-              f"; with 1 thread {_fmt(times['single, 1 thread'], 1e3, 'ms')} | "
-              f"{_fmt(ratio, 1, '×')} | ≤ 1.3× {'met' if ratio[0] <= 1.3 else 'NOT met'} |")
-        sys.stdout.flush()
+        say(f"| DDP step, MLP 64-{hidden}-{hidden}-10, batch {batch} (2 × {batch // 2}) | "
+            f"{_fmt(times['ddp'], 1e3, 'ms')} | one process {_fmt(times['single'], 1e3, 'ms')}"
+            f"; with 1 thread {_fmt(times['single, 1 thread'], 1e3, 'ms')} | "
+            f"{_fmt(ratio, 1, '×')} | ≤ 1.3× {'met' if ratio[0] <= 1.3 else 'NOT met'} |")
+    if args.markdown:
+        command = "python -m benchmarks.distributed " + " ".join(argv if argv is not None
+                                                                  else sys.argv[1:])
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with "
+                    f"`{command.strip()}`.\n\n" + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

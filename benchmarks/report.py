@@ -169,8 +169,23 @@ def to_markdown(run):
     for group in groups:
         rows = [r for r in run["rows"] if r["group"] == group]
         lines += _group_section(group, run.get("groups", {}).get(group, ""), rows) + [""]
-    lines += _gpu_section()
+    lines += _distributed_section() + _gpu_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _distributed_section():
+    """learntorch.distributed's figures: whole MPI jobs, measured by their own command
+    (``python -m benchmarks.distributed --markdown benchmarks/distributed_figures.md``)."""
+    from pathlib import Path
+    figures = Path(__file__).resolve().parent / "distributed_figures.md"
+    text = ["## distributed", "",
+            "All-reduce and DDP step against mpi4py and one process: the contenders are MPI "
+            "jobs, not libraries in one process, so `python -m benchmarks.distributed "
+            "--markdown benchmarks/distributed_figures.md` measures them and this page shows "
+            "its last run."]
+    if figures.exists():
+        text += ["", figures.read_text(encoding="utf-8").rstrip()]
+    return text + [""]
 
 
 def _gpu_section():

@@ -295,3 +295,14 @@ def test_every_data_file_of_the_engine_ships_in_the_package():
     undeclared = [f for f in data if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
     assert not undeclared, (f"{undeclared} would be missing from an installed learntorch: add "
                             "them to [tool.setuptools.package-data] in pyproject.toml")
+
+
+def test_the_learners_install_is_a_fraction_of_the_test_install():
+    """scripts/install_sizes.py measures both installs; the learner's weighs less than half
+    of the test install (which adds torch, the browser driver, the CUDA compilers)."""
+    done = subprocess.run([sys.executable, "scripts/install_sizes.py", "lab", "test"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=True)
+    lab, test = done.stdout.splitlines()
+    mib = lambda line: int(line.split(" MiB")[0].rsplit(" ", 1)[1])
+    assert lab.startswith("[lab]:") and test.startswith("[test]:")
+    assert mib(lab) < mib(test) / 2, done.stdout

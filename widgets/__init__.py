@@ -3,7 +3,8 @@
 Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
-    from widgets import TrainingDashboard, TensorExplorer, ConvExplorer
+    from widgets import TrainingDashboard, TensorExplorer, ConvExplorer, RingAllReduce
+    from widgets import show_program           # a captured or exported program's graph
 
 A widget is a Python-side state object (``step`` / ``reset`` / ``history``,
 testable without a browser) plus a thin ipywidgets view.  Widgets read the
@@ -25,6 +26,9 @@ _EXPORTS = {
     "TrainingDashboard": "training_dashboard",
     "TensorExplorer": "tensor_explorer",
     "ConvExplorer": "conv_explorer",
+    "RingAllReduce": "ring_allreduce",
+    "show_program": "program",
+    "ProgramView": "program",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -33,6 +33,12 @@ What is drawn (torchviz's picture in micrograd's style, left to right):
 Ids depend only on the graph's structure, never on memory addresses, so the
 same computation gives the same DOT text in every process.
 
+The same picture model draws the graph of a *program* (``widgets._program_dot``: a
+captured ``learntorch.fx`` graph, an ONNX model): its nodes are of the kinds ``input``,
+``initializer`` (weights the program holds), ``op`` and ``output``, a ``Graph`` may say
+what its legend calls each kind (``legend_labels``), and ``clusters`` box nodes together
+(a module's ops, a group a compiler fuses), drawn as Graphviz clusters.
+
 Module collapsing (``collapse_modules=True``, or an int depth) replaces the nodes of
 each submodule by one box ``m0, m1, ...``.  A parameter named ``layers.2.weight``
 belongs to module ``layers.2`` (depth 1 would group by ``layers``).  An op joins
@@ -50,11 +56,16 @@ from learntorch.autograd.graph import NodeInfo, walk
 
 # fill colours by kind of node; CSS names, so that the matplotlib fallback knows them too
 COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "palegreen", "op": "lightgrey",
-           "module": "lightyellow"}
+           "module": "lightyellow", "input": "lightblue", "initializer": "wheat"}
 HIGHLIGHT = {"color": "red", "penwidth": "3"}
 DIRECTIONS = {"LR": "left to right", "TB": "top to bottom"}
 LEGEND = [("leaf", "leaf (requires grad)"), ("saved", "saved for backward"),
-          ("output", "output"), ("op", "op (backward node)"), ("module", "module (collapsed)")]
+          ("output", "output"), ("op", "op (backward node)"), ("module", "module (collapsed)"),
+          ("input", "input"), ("initializer", "initializer (weights)")]
+# a cluster's frame: dashed, rounded, a pale fill under the nodes it boxes, its label at the
+# top left (set here: a subgraph would take the message's place at the bottom from the graph)
+CLUSTER_STYLE = {"style": "rounded,dashed,filled", "color": "gray45", "fillcolor": "gray97",
+                 "fontsize": "9", "labelloc": "t", "labeljust": "l", "margin": "6"}
 # tensors with at most this many elements show their values in a record, larger ones a summary
 MAX_VALUES = 6
 # node text in points (Graphviz's unit): 10 pt is 13.3 CSS px, still 10 px in a picture that a
@@ -63,7 +74,8 @@ NODE_FONT_PT = "10"
 
 
 class Node:
-    """One box of the picture: ``kind`` is op, leaf, output, saved or module.
+    """One box of the picture: ``kind`` is op, leaf, output, saved or module (a tensor's
+    graph), or input, initializer, op or output (a program's).
 
     ``fields`` are the record's cells (a list of strings, lines split by newlines);
     ``walk_ids`` are the walk nodes it stands for (one for an op, several for a module).
@@ -77,7 +89,7 @@ class Node:
 
     @property
     def is_value(self):
-        return self.kind in ("leaf", "output", "saved")
+        return self.kind in ("leaf", "output", "saved", "input", "initializer")
 
     def __repr__(self):
         return f"Node({self.id}, {self.kind}, {' | '.join(self.fields)!r})"
@@ -100,12 +112,28 @@ class Edge:
         return f"Edge({self.src} -> {self.dst}{', ' + self.label if self.label else ''})"
 
 
+class Cluster:
+    """A box drawn around some nodes (``members``: DOT ids), with a ``label`` at its top."""
+
+    __slots__ = ("id", "label", "members")
+
+    def __init__(self, id, label, members):
+        self.id, self.label, self.members = id, label, tuple(members)
+
+    def __repr__(self):
+        return f"Cluster({self.id}, {self.label!r}, {list(self.members)})"
+
+
 class Graph:
     """The picture model: nodes and edges in a fixed order, plus an optional message
-    (why nothing was recorded) and the walk it was drawn from."""
+    (why nothing was recorded), the walk it was drawn from, what the legend calls each
+    kind of node (``legend_labels`` overrides ``LEGEND``) and the clusters that box nodes."""
 
-    def __init__(self, nodes, edges, message="", infos=(), legend_kinds=()):
+    def __init__(self, nodes, edges, message="", infos=(), legend_kinds=(), legend_labels=None,
+                 clusters=()):
         self.nodes, self.edges, self.message = nodes, edges, message
+        self.legend_labels = dict(legend_labels or {})
+        self.clusters = list(clusters)
         # the NodeInfo of each walk id without the node and the saved tensors themselves
         # (names and shapes stay): a picture on screen must not keep activations alive
         self.infos = [_without_saved(i) for i in infos]
@@ -139,17 +167,26 @@ class Graph:
                              margin="0.06,0.03"),
                  _attrs_line("edge", fontname="Helvetica", fontsize="9")]
         present = {node.kind for node in self.nodes} | {"saved" for n in self.nodes if n.saved}
-        lines += _legend_lines([k for k in self.legend_kinds if k in present], direction)
+        lines += _legend_lines([k for k in self.legend_kinds if k in present], direction,
+                               self.legend_labels)
         # the message under the graph, set after the legend: a subgraph takes the graph
         # attributes set before it, and the legend's box must not repeat the message
         if self.message:
             lines.append(_attrs_line("graph", label=self.message, labelloc="b"))
+        node_lines = {}
         for node in self.nodes:
             attrs = _node_style(node, direction)
             if node.id in marked:
                 attrs.update(HIGHLIGHT)
             attrs.update((styles or {}).get(node.id, {}))
-            lines.append(_attrs_line(node.id, **attrs))
+            node_lines[node.id] = _attrs_line(node.id, **attrs)
+        boxed = {m for c in self.clusters for m in c.members}
+        lines += [line for node_id, line in node_lines.items() if node_id not in boxed]
+        for cluster in self.clusters:  # after the free nodes: a cluster's nodes are its own
+            lines += [f"  subgraph cluster_{cluster.id} {{",
+                      "  " + _attrs_line("graph", label=cluster.label, **CLUSTER_STYLE)]
+            lines += ["  " + node_lines[m] for m in cluster.members if m in node_lines]
+            lines.append("  }")
         for edge in self.edges:
             lines.append(f"  {edge.src} -> {edge.dst}{_attrs(_edge_style(edge))};")
         lines.append("}")
@@ -502,23 +539,24 @@ def _edge_style(edge):
     return {"label": edge.label} if edge.label else {}
 
 
-def _legend_lines(kinds, direction="LR"):
-    """A small legend in one row: side by side in the same rank top to bottom; left to
-    right, consecutive ranks held together by invisible edges."""
+def _legend_lines(kinds, direction="LR", labels=None):
+    """A small legend in one row, in ``kinds``' order: side by side in the same rank top
+    to bottom; left to right, consecutive ranks held together by invisible edges."""
     if not kinds:
         return []
     lines = ["  subgraph cluster_legend {",
              _attrs_line("graph", color="gray80", margin="4")]
     if direction == "TB":
         lines.append("    { rank=same; " + " ".join(f"legend_{k};" for k in kinds) + " }")
-    descriptions = dict(LEGEND)
+    descriptions = {**dict(LEGEND), **(labels or {})}
     for k in kinds:
         style = "rounded,filled" if k == "op" else ("filled,dashed" if k == "saved" else "filled")
         lines.append("  " + _attrs_line(f"legend_{k}", label=descriptions[k], shape="box",
                                         style=style, fillcolor=COLOURS[k], fontsize="9",
                                         height="0.25", margin="0.05,0.02"))
-    if direction == "LR":
-        lines += [f"    legend_{a} -> legend_{b} [style=\"invis\"];" for a, b in zip(kinds, kinds[1:])]
+    # invisible edges: left to right they chain the ranks; top to bottom, within the one
+    # rank, they keep the legend's order (without them Graphviz lays the row out backwards)
+    lines += [f"    legend_{a} -> legend_{b} [style=\"invis\"];" for a, b in zip(kinds, kinds[1:])]
     lines.append("  }")
     return lines
 

@@ -29,17 +29,14 @@ Node ids are stable: ``n<i>`` is node ``i`` of ``learntorch.autograd.graph.walk(
 """
 import learntorch
 
-from ._base import Widget
 from ._dot import MAX_VALUES, build_graph, shape_text as _shape
-from ._graphviz import fitting_direction, render
-from ._svg_fit import fit_width
+from ._dot_picture import (LAYOUT_CHOICES, DotPicture, as_tuple as _as_tuple,
+                           check_direction as _check_direction, plural as _plural)
 
 # the display dropdown: label -> (show_data, show_grad)
 DISPLAY_CHOICES = {"data and grad": (True, True), "data": (True, False),
                    "grad": (False, True), "shapes only": (False, False)}
 NO_HIGHLIGHT = -1
-# the layout dropdown: label -> direction ("auto": left to right when it fits the width)
-LAYOUT_CHOICES = {"auto": "auto", "left to right": "LR", "top to bottom": "TB"}
 
 
 def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highlight=(),
@@ -68,7 +65,7 @@ def show_graph(tensor, params=None, *, model=None, collapse_modules=False, highl
                      highlight=highlight, max_values=max_values, direction=direction)
 
 
-class GraphView(Widget):
+class GraphView(DotPicture):
     """The state of one graph picture: what to show, what is highlighted, the DOT and SVG.
 
     ``.graph`` (nodes and edges), ``.dot`` (DOT text, deterministic), ``.svg()``,
@@ -109,22 +106,6 @@ class GraphView(Widget):
         self._choose_direction()
         self._redraw()
 
-    def _choose_direction(self):
-        # decided when the graph's content changes, not when a highlight moves: the
-        # picture does not jump between layouts while the learner steps through nodes
-        if self.layout == "auto":
-            self.direction = fitting_direction(lambda d: self.graph.to_dot(self.highlighted,
-                                                                          direction=d))
-        else:
-            self.direction = self.layout
-
-    def set_direction(self, direction):
-        """``"LR"`` (left to right), ``"TB"`` (top to bottom) or ``"auto"``."""
-        _check_direction(direction)
-        self.layout = direction
-        self._choose_direction()
-        self._redraw()
-
     def set_highlight(self, ids):
         """Highlight walk ids (ints) or node ids (strs); ``()`` clears the highlight."""
         self.highlighted = _as_tuple(ids)
@@ -137,23 +118,6 @@ class GraphView(Widget):
         if show_grad is not None:
             self.show_grad = bool(show_grad)
         self.refresh()
-
-    @property
-    def dot(self):
-        """The DOT source: deterministic (ids from the walk order, no memory addresses)."""
-        return self.graph.to_dot(self.highlighted, direction=self.direction)
-
-    def svg(self):
-        """The rendered SVG text (cached per DOT text, so showing it again is instant)."""
-        return render(self.dot)[0]
-
-    @property
-    def renderer(self):
-        """What drew the picture: ``dot``, ``graphviz-pure``, ``matplotlib`` or ``text``."""
-        return render(self.dot)[1]
-
-    def static_svg(self):
-        return self.svg()
 
     @property
     def message(self):
@@ -245,9 +209,6 @@ class GraphView(Widget):
     def _display_label(self):
         return next(k for k, v in DISPLAY_CHOICES.items() if v == (self.show_data, self.show_grad))
 
-    def _picture_html(self):
-        return fit_width(self.svg())   # shrinks to the output's width: no node off-screen
-
     def _info_html(self):
         from html import escape
 
@@ -275,19 +236,3 @@ def _check_arguments(tensor, params, model):
                         f"dict(model.named_parameters()) or {{'x': x}}; got {type(params).__name__}.")
     if model is not None and not isinstance(model, learntorch.nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}.")
-
-
-def _check_direction(direction):
-    if direction not in LAYOUT_CHOICES.values():
-        raise ValueError(f"direction must be 'LR' (left to right), 'TB' (top to bottom) or "
-                         f"'auto', got {direction!r}")
-
-
-def _as_tuple(ids):
-    if ids is None:
-        return ()
-    return (ids,) if isinstance(ids, (int, str)) else tuple(ids)
-
-
-def _plural(n, word):
-    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -731,8 +731,9 @@ You can now build and read a convolutional network: sliding windows and the one 
 behind them, the output-size formula, channels, pooling and its gradient, batch norm's two modes,
 receptive fields — and a CNN that beats the MLP with fewer weights. The engine computed every
 convolution in this chapter with numpy's matrix product or a Numba kernel behind one backend
-method. The course's next part is about those kernels and the devices they run on; it is still
-being written: this is the last chapter for now.
+method; the chapter about those kernels and the devices they run on is still being written.
+Meanwhile, [**09 · Saving, resuming and deploying**](09_save_deploy.ipynb) shows what happens to a
+model after training: saving it, resuming an interrupted run exactly, and deploying it with ONNX.
 """)
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Each one
 4. if that raises: writes the traceback to the job's folder (the launcher shows
    it with the rank), prints it, and aborts the whole MPI job.
 """
-import linecache
 import os
 import pickle
 import runpy
@@ -81,23 +80,11 @@ def _capture_output(job_dir, rank):
 
 
 def _load_function(job_dir):
-    """The function ``run_ranks`` was given, with its arguments."""
+    """The function ``run_ranks`` was given, with its arguments (a function of a notebook
+    or of the script being run is rebuilt as it is unpickled: see ``_shipping``)."""
     with open(os.path.join(job_dir, "function.pkl"), "rb") as f:
         spec = pickle.load(f)  # written by run_ranks in this job's private folder
-    if spec["kind"] == "reference":
-        fn = spec["function"]
-    elif spec["kind"] == "script":
-        namespace = runpy.run_path(spec["path"], run_name="__mp_main__")
-        fn = namespace[spec["name"]]
-    else:
-        # a notebook's function, rebuilt from its source; registered with linecache
-        # so that a traceback shows its lines
-        source, filename = spec["source"], spec["filename"]
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        exec(compile(source, filename, "exec"), namespace)
-        fn = namespace[spec["name"]]
-    return fn, spec["args"], spec["kwargs"]
+    return spec["function"], spec["args"], spec["kwargs"]
 
 
 def _run(kind, target, args, job_dir, rank):

@@ -2,25 +2,33 @@
 
 learntorch-only.  torch starts ranks from a terminal (``torchrun``) or with
 ``torch.multiprocessing.spawn``, which cannot run a function defined in a
-notebook; this one can, because it sends the function's *source* to the ranks
-when the function lives in a notebook, and a reference to it otherwise (a
-function of a script's ``__main__`` is found, as with multiprocessing, by
-running the script as ``__mp_main__`` on each rank).  A function sent as source
-is rebuilt alone: it must import what it uses inside its body.
+notebook; this one can.  The function and its arguments are pickled for the
+ranks, and a function that has no importable module travels as a way to
+rebuild it there (``_shipping.py``):
 
-Each rank runs the code a torchrun script would (``dist.init_process_group
-("mpi")``, ``dist.get_rank()``...); ``run_ranks`` collects each rank's return
-value, stdout and stderr, shows the outputs (``show_output``), and raises
+* a function of a notebook goes as its *source*, with what it uses of the
+  notebook: the modules, functions and classes the notebook imported (``torch``,
+  ``dist``, ``F``, ``DataLoader``...) are imported again on each rank, and the
+  notebook's own functions it calls go as their source too.  Anything else it
+  needs -- data, numbers, a class defined in the notebook -- goes in ``args=``;
+* a function of a script's ``__main__`` is found, as with multiprocessing, by
+  running the script as ``__mp_main__`` on each rank;
+* a function of an importable module goes by reference, as pickle sends it.
+
+The same holds for functions passed in ``args``/``kwargs``: a check can hand a
+learner's notebook function to the ranks.
+
+Each rank runs the code a torchrun script would (``dist.init_process_group()``,
+``dist.get_rank()``...); ``run_ranks`` collects each rank's return value,
+stdout and stderr, shows the outputs (``show_output``), and raises
 ``ChildFailedError`` naming the rank and its traceback if one raises -- the MPI
 job is then stopped, and no process is left behind.
 """
-import inspect
-import os
 import pickle
 import sys
-import textwrap
 from dataclasses import dataclass
 
+from . import _shipping
 from ._launching import ChildFailedError, Job, result_file
 
 
@@ -31,42 +39,6 @@ class RankResult:
     value: object
     stdout: str
     stderr: str
-
-
-def _main_script():
-    """The path of the script running as __main__, or None in a notebook or a REPL."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if path and os.path.isfile(path) and "ipykernel" not in path:
-        return os.path.abspath(path)
-    return None
-
-
-def _function_spec(fn, args, kwargs):
-    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>":
-        raise TypeError("run_ranks needs a function defined with `def` (or a script path); "
-                        f"got {fn!r}")
-    module = fn.__module__
-    spec = {"args": args, "kwargs": kwargs, "name": fn.__qualname__}
-    if module not in ("__main__", "__mp_main__"):
-        return {**spec, "kind": "reference", "function": fn}
-    if fn.__code__.co_freevars or "<locals>" in fn.__qualname__:
-        raise TypeError(f"{fn.__name__} is defined inside another function; define it at the "
-                        "top level and pass what it needs as args=")
-    script = _main_script()
-    if script is not None:
-        # as multiprocessing's spawn: each rank runs the script as __mp_main__ (its
-        # `if __name__ == "__main__":` part does not run) and takes the function from it
-        return {**spec, "kind": "script", "path": script}
-    try:
-        lines, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as error:
-        raise TypeError(f"the source of {fn.__name__} cannot be read ({error}); put the "
-                        "function in a file and import it") from None
-    # a notebook: the function's own source, at its own line numbers (for tracebacks)
-    source = "\n" * (first_line - 1) + textwrap.dedent("".join(lines))
-    return {**spec, "kind": "source", "source": source,
-            "filename": fn.__code__.co_filename}
 
 
 def run_ranks(target, nprocs=2, args=(), kwargs=None, timeout=300, show_output=True):
@@ -85,14 +57,15 @@ def run_ranks(target, nprocs=2, args=(), kwargs=None, timeout=300, show_output=T
         spec = None
     elif callable(target):
         rank_argv = ["function"]
-        spec = _function_spec(target, tuple(args), kwargs)
+        spec = {"function": target, "args": tuple(args), "kwargs": kwargs}
+        _shipping.check_target(target)
     else:
         raise TypeError(f"run_ranks runs a function or a script path, got {target!r}")
     job = Job(nprocs, rank_argv, capture=True, timeout=timeout)
     try:
         if spec is not None:
             with open(f"{job.dir}/function.pkl", "wb") as f:
-                pickle.dump(spec, f)
+                _shipping.dump(spec, f)
         returncode = job.run()
         outputs = [job.outputs(rank) for rank in range(nprocs)]
         if show_output:

@@ -52,12 +52,14 @@ class Section:
 SECTIONS = [
     Section("ipywidgets", slider="length"),
     Section("show_graph", slider="node"),
+    Section("show_program", slider="node"),
     Section("BackpropStepper", button="Next"),
     Section("OptimizerExplorer", button="Step"),
     Section("TrainingDashboard", run_cell="# gallery: one more epoch (TrainingDashboard)"),
     Section("TensorExplorer", slider="index dim 1"),
     Section("ConvExplorer", slider="position"),
     Section("FeatureMapExplorer", slider="channel"),      # ConvExplorer.on_model(...)
+    Section("RingAllReduce", button="Step"),
 ]
 
 
@@ -66,9 +68,10 @@ def test_the_gallery_has_a_section_for_every_public_widget():
     import widgets
 
     tested = {section.name for section in SECTIONS}
-    # GraphView is what show_graph returns, not a widget of its own; momentum_phase_diagram
-    # is a static picture (SVG, no controls), checked headless in tests/widgets
-    assert set(widgets.__all__) - {"GraphView", "momentum_phase_diagram"} <= tested
+    # GraphView and ProgramView are what show_graph and show_program return, not widgets of
+    # their own; momentum_phase_diagram is a static picture (SVG, no controls), checked
+    # headless in tests/widgets
+    assert set(widgets.__all__) - {"GraphView", "ProgramView", "momentum_phase_diagram"} <= tested
     notebook = json.loads((Path(__file__).parent / NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
     for section in SECTIONS:

@@ -149,6 +149,52 @@ def test_run_ranks_runs_a_function_defined_in_a_notebook_cell(mpi, tmp_path):
     assert "values [0, 2]" in result.stdout, result.stdout + result.stderr
 
 
+def test_a_notebook_function_takes_the_notebooks_imports_helpers_and_function_arguments(
+        mpi, tmp_path):
+    # what the chapter's cells do: the rank function uses the modules and names the notebook
+    # imported (not imported again in its body), calls a helper of another cell, and gets a
+    # notebook function as an argument (a check handing the learner's function to the ranks);
+    # a notebook value that is neither is not sent, and the rank says which name it missed
+    cells = [textwrap.dedent(cell) for cell in ("""
+        import numpy as np
+        import learntorch as torch
+        import learntorch.distributed as dist
+        from learntorch.distributed import ReduceOp
+        SCALE = 10
+    """, """
+        def rank_value():
+            return torch.tensor([float(dist.get_rank() + 1)])
+    """, """
+        def halve(t):
+            return t / 2
+    """, """
+        def total(finish):
+            dist.init_process_group()
+            t = rank_value()
+            dist.all_reduce(t, op=ReduceOp.SUM)
+            return float(np.asarray(finish(t))[0])
+
+        results = dist.run_ranks(total, nprocs=2, args=(halve,), show_output=False)
+        print("values", [r.value for r in results])
+    """, """
+        def scaled():
+            return SCALE
+        try:
+            dist.run_ranks(scaled, nprocs=2, show_output=False)
+        except dist.ChildFailedError as error:
+            print("failed:", str(error).splitlines()[-1])
+    """)]
+    code = ("from IPython.core.interactiveshell import InteractiveShell\n"
+            "shell = InteractiveShell.instance()\n"
+            f"for cell in {cells!r}:\n"
+            "    shell.run_cell(cell).raise_error()\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "values [1.5, 1.5]" in result.stdout, result.stdout + result.stderr
+    assert "failed: NameError: name 'SCALE' is not defined" in result.stdout, result.stdout
+
+
 def test_run_ranks_runs_a_function_of_a_scripts_main_without_rerunning_the_script(mpi,
                                                                                    tmp_path):
     (tmp_path / "script.py").write_text(textwrap.dedent("""

@@ -131,3 +131,17 @@ def test_stepper_picture_fits_and_keeps_its_layout_while_stepping():
         assert f'rankdir="{chosen}"' in stepper.dot_source()
     # the current node is in the picture the learner sees (the whole graph is shown)
     assert 'stroke="red"' in view.picture.value
+
+
+@pytest.mark.parametrize("direction", ["LR", "TB"])
+def test_the_legend_reads_left_to_right_in_its_own_order(direction):
+    # Graphviz lays out one rank's nodes as it likes (top to bottom it drew the legend
+    # backwards); invisible edges between the legend's boxes keep the order in both directions
+    if graphviz.render('digraph { a -> b }')[1] != "dot":
+        pytest.skip("needs Graphviz's dot: the fallback drawings place nodes themselves")
+    mlp, loss = mlp_loss()
+    svg = show_graph(loss, model=mlp, direction=direction).svg()
+    boxes = re.findall(r'<title>legend_(\w+)</title>.*?<text[^>]*x="([-\d.]+)"', svg, re.S)
+    assert [kind for kind, _ in boxes] == ["leaf", "saved", "output", "op"]
+    xs = [float(x) for _, x in boxes]
+    assert xs == sorted(xs), f"legend boxes out of order left to right: {boxes}"

@@ -82,6 +82,22 @@ def test_without_graphviz_a_matplotlib_drawing_with_an_install_hint(no_graphviz_
     assert render(view.dot)[0] == svg  # deterministic and cached
 
 
+def test_without_graphviz_a_programs_grouped_graph_still_shows_every_node(no_graphviz_at_all):
+    # show_program draws its groups as Graphviz clusters; the fallback reads the nodes
+    # inside them like any other (the boxes around them are Graphviz's to draw)
+    from widgets import show_program
+
+    model, _ = small_mlp_loss()
+    view = show_program(learntorch.fx.capture(model, learntorch.randn(5, 3)), groups="modules")
+    assert view.graph.clusters
+    svg, renderer = render(view.dot)
+    assert renderer == "matplotlib"
+    for node in view.graph.nodes:
+        assert f'id="{node.id}"' in svg
+    for text in ("Linear", "0.weight", "parameter or buffer (get_attr)"):
+        assert text in svg
+
+
 def test_the_matplotlib_drawing_puts_inputs_left_of_the_ops_that_read_them():
     model, loss = small_mlp_loss()
     parsed = _graphviz.parse_dot(show_graph(loss, model=model).dot)
