@@ -233,6 +233,43 @@ def tensor_explorer_slider(rows, cols):
     return timed_by_learntorch_only(build)
 
 
+@case("ConvExplorer: 8×8 digit, 3×3 kernel, padding 1, position slider moved one step", padding=1,
+      tiny=dict(padding=0), target=redraw_target("ConvExplorer's position slider"))
+def conv_explorer_slider(padding):
+    def build():
+        import ipywidgets
+        from widgets import ConvExplorer
+
+        explorer = ConvExplorer(padding=padding)
+        slider = control(explorer.view(), ipywidgets.IntSlider, "position")
+
+        def move():
+            slider.value = (slider.value + 1) % (slider.max + 1)
+        return move
+    return timed_by_learntorch_only(build)
+
+
+@case("ConvExplorer.on_model: small CNN, feature-map channel slider moved one step", channels=16,
+      tiny=dict(channels=2), target=redraw_target("ConvExplorer.on_model's channel slider"))
+def feature_map_channel_slider(channels):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import ConvExplorer
+
+        torch.manual_seed(0)
+        nn = torch.nn
+        model = nn.Sequential(nn.Conv2d(1, channels, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Conv2d(channels, 2 * channels, 3, padding=1), nn.ReLU())
+        maps = ConvExplorer.on_model(model, torch.rand(4, 1, 8, 8), layer="3")
+        slider = control(maps.view(), ipywidgets.IntSlider, "channel")
+
+        def move():
+            slider.value = (slider.value + 1) % (slider.max + 1)
+        return move
+    return timed_by_learntorch_only(build)
+
+
 @case("RingAllReduce: 4 ranks × 8 elements, Step clicked", world_size=4, numel=8,
       tiny=dict(world_size=2, numel=4), target=redraw_target("RingAllReduce's Step button"))
 def ring_allreduce_step(world_size, numel):

@@ -50,6 +50,7 @@ from .ops.counting import bincount, histc
 from .ops.sets import unique, unique_consecutive, searchsorted, bucketize
 from .ops.diagonals import diagonal, diag, diag_embed, tril, triu, trace
 from .ops.repeating import roll, tile, repeat_interleave
+from .ops.rotation import rot90
 from .ops.softmax import softmax, log_softmax
 from .ops.sorting import sort, argsort, topk
 from .ops.linalg import matmul, mm, bmm, dot, outer, ger, cross, cdist

@@ -9,6 +9,7 @@ import numpy as np
 from . import _dtypes, _quantized_tensor, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
+from .ops import rotation as _rotation
 from .ops import (activations, arithmetic, assignment, comparison, comparison_inplace, counting,
                   cumulative, diagonals, indexing, joining, linalg, order_statistics,
                   pointwise_binary, pointwise_ternary, reductions, repeating, sets, shape,
@@ -82,6 +83,7 @@ def _where(self, condition, other):
 Tensor.where = _where
 for _name, _method in _quantized_tensor.PLAIN_TENSOR_METHODS.items():
     setattr(Tensor, _name, _method)  # is_quantized, dequantize, int_repr, q_scale, ...
+Tensor.rot90 = lambda self, k=1, dims=(0, 1): _rotation.rot90(self, k, dims)
 Tensor.view_as = lambda self, other: shape.view(self, other.shape)
 Tensor.reshape_as = lambda self, other: shape.reshape(self, other.shape)
 Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))

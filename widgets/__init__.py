@@ -3,7 +3,8 @@
 Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
-    from widgets import TrainingDashboard, TensorExplorer, RingAllReduce, QuantizationExplorer
+    from widgets import TrainingDashboard, TensorExplorer, ConvExplorer, RingAllReduce
+    from widgets import QuantizationExplorer
     from widgets import show_program           # a captured or exported program's graph
     from widgets import show_compiled          # a compiled function's graph and kernels
 
@@ -26,6 +27,7 @@ _EXPORTS = {
     "momentum_phase_diagram": "optimizer_explorer",
     "TrainingDashboard": "training_dashboard",
     "TensorExplorer": "tensor_explorer",
+    "ConvExplorer": "conv_explorer",
     "RingAllReduce": "ring_allreduce",
     "show_program": "program",
     "ProgramView": "program",

@@ -761,10 +761,9 @@ ch.markdown(r"""
 You can now train a model and tell whether it generalises: a validation set to choose with, a test
 set to report once, curves that show overfitting, and dropout, weight decay and early stopping to
 fight it. The MLP saw each digit as 64 unrelated numbers; convolutional networks look at the
-digits as images — nearby pixels together — and need far fewer parameters to do better. They are the
-subject of the course's next part, still being written. Meanwhile, [chapter 09](09_save_deploy.ipynb)
-shows what happens to a model after training: saving it, resuming an interrupted run exactly, and
-deploying it with ONNX.
+digits as images — nearby pixels together — and need fewer parameters to do better. Next,
+[**07 · Convolutional networks**](07_cnns.ipynb) computes a convolution by hand and as one matrix
+product, adds pooling and batch norm, and trains a CNN that beats this chapter's MLP on the digits.
 """)
 
 if __name__ == "__main__":

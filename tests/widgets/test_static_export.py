@@ -56,6 +56,17 @@ CELLS = {
     "momentum_phase_diagram": ("""
         momentum_phase_diagram(condition_number=10, steps=50)
         """, ["momentum"]),
+    "ConvExplorer": ("""
+        from widgets import ConvExplorer
+        explorer = ConvExplorer(padding=1, stride=2)
+        explorer.select(5)
+        explorer
+        """, ["stride 2, dilation 1 -&gt; output 4x4", "im2col matrix: 16 rows"]),
+    "ConvExplorer_on_model": ("""
+        torch.manual_seed(0)
+        cnn = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU())
+        ConvExplorer.on_model(cnn, torch.rand(2, 1, 8, 8), channel=2, pixel=(3, 4))
+        """, ["feature map (8x8)", "receptive field of pixel (3, 4): rows 2..4, cols 3..5"]),
 }
 
 
