@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, TINY_SOURCES
+from course_fixtures import FIXTURES, TINY_SOURCES
 from course.grade import grade
 from course.grading.plan import Plan
 from course.notebook import chapter_sources

@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from conftest import RIGHT, TINY_SOURCES
+from course_fixtures import RIGHT, TINY_SOURCES
 from course import gradebook
 from course.grade import grade
 from course.grading.judge import HIDDEN_FEEDBACK

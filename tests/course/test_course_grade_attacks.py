@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import FIXTURES, read_gradebook, run_grader, write_submission
+from course_fixtures import FIXTURES, read_gradebook, run_grader, write_submission
 from course.release import release
 from course import gradebook
 

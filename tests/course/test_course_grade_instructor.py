@@ -10,7 +10,7 @@
 import json
 import shutil
 
-from conftest import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
+from course_fixtures import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
 from course import gradebook
 from course.grade import grade
 from course.release import release

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
+from course_fixtures import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
 from course.grading import sandbox
 
 SPY = '''

@@ -9,7 +9,7 @@ secrets, and a failed hidden check only its exercise and a fixed sentence.
 """
 import pytest
 
-from conftest import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
+from course_fixtures import RIGHT, TINY_SOURCES, read_gradebook, run_grader, write_submission
 from course.grading.judge import HIDDEN_FEEDBACK, VISIBLE_LIMIT
 
 RECORD = '''

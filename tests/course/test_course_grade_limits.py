@@ -6,7 +6,7 @@ one exercise costs that exercise only: the others are still graded.
 """
 import pytest
 
-from conftest import RIGHT, TINY_SOURCES, write_submission
+from course_fixtures import RIGHT, TINY_SOURCES, write_submission
 from course.grade import grade
 from course.grading.sandbox import Limits
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import RIGHT, TINY_SOURCES, write_submission
+from course_fixtures import RIGHT, TINY_SOURCES, write_submission
 from course.grade import grade
 
 

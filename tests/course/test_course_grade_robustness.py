@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import RIGHT, TINY_SOURCES
+from course_fixtures import RIGHT, TINY_SOURCES
 from course.grade import grade
 from course.release import release
 

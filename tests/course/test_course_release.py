@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY_SOURCES
+from course_fixtures import TINY_SOURCES
 from course.notebook import SourceError
 from course.release import release
 

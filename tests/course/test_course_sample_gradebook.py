@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import RIGHT, TINY_SOURCES
+from course_fixtures import RIGHT, TINY_SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "course" / "sample-gradebook"

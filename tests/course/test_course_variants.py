@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY_SOURCES
+from course_fixtures import TINY_SOURCES
 from course.notebook import chapter_sources
 from course.variants import (Variant, correct, load_spec, mistake, run_chapter,
                              spec_path, spec_problems)
