@@ -5,8 +5,8 @@
 (``learntorch/ops``), the backward engine is one generator
 (``learntorch/autograd/engine.py``), and kernels live in ``learntorch/backends``.
 """
-from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
-                      float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
+from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16,
+                      float32, float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
 from ._dtypes import float16 as half, float32 as float, float64 as double, int64 as long
 from ._dtypes import int32 as int, int16 as short
 from ._device import device

@@ -25,6 +25,7 @@ own backend (``on_device``).
 """
 import numpy as np
 
+from . import opmath
 from .numpy_families import FAMILIES
 
 
@@ -174,3 +175,8 @@ def _erf(x):
         _math_erf = np.frompyfunc(math.erf, 1, 1)
     # np.asarray: for a 0-d input frompyfunc returns a bare Python float, not an array
     return as_array(_math_erf(as_array(x, dtype=np.float64)), dtype=np.float64)
+
+
+# bfloat16 arrays: the methods that compute more than one ufunc run in float32 and round
+# once, as torch's kernels do (``opmath.py``)
+opmath.install(NumpyBackend)
