@@ -68,6 +68,12 @@ from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
 from . import utils, datasets, profiler
 from . import fx, onnx  # onnx: the exporter; the onnx package is imported only by export()
 from . import distributed
+from . import amp
+from .amp import autocast
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
+                                set_autocast_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting)
 from . import tiers
 tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1
 
