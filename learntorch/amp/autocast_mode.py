@@ -23,6 +23,7 @@ import warnings
 
 from .. import _dtypes
 from ..autograd import function as _function
+from ..ops.shape import to_dtype  # x.to(dtype), without .to's argument parsing
 from . import _policy
 
 #: the autocast dtype of each device type when no region says otherwise (torch's defaults)
@@ -38,6 +39,7 @@ class _State:
     cache = {}           # id(float32 leaf weight) -> (the weight, its cast): reused in a region
     active = {}          # Function class -> [(policy, device type, dtype)] of the enabled devices
     tables = {}          # device type -> {Function class: policy}, resolved on first use
+    built = {}           # ((device type, dtype), ...) enabled -> its ``active`` table
     restore = None       # puts the plain Function.apply back
 
 
@@ -98,17 +100,25 @@ def autocast_decrement_nesting():
 
 
 # ---------------------------------------------------------------- the hook at Function.apply
-def _rebuild():
-    """Recompute which Function classes the enabled devices cast, and put the hook on
-    ``Function.apply`` while any device is enabled (off again when none is)."""
+def _active_table(enabled):
+    """{Function class: [(policy, device type, dtype)]} for the (device type, dtype) pairs
+    that are ``enabled``."""
     active = {}
-    for device_type, on in _State.enabled.items():
-        if not on:
-            continue
+    for device_type, dtype in enabled:
         if device_type not in _State.tables:
             _State.tables[device_type] = _policy.resolve(device_type)
         for cls, policy in _State.tables[device_type].items():
-            active.setdefault(cls, []).append((policy, device_type, _State.dtype[device_type]))
+            active.setdefault(cls, []).append((policy, device_type, dtype))
+    return active
+
+
+def _rebuild():
+    """Recompute which Function classes the enabled devices cast, and put the hook on
+    ``Function.apply`` while any device is enabled (off again when none is)."""
+    key = tuple((d, _State.dtype[d]) for d, on in _State.enabled.items() if on)
+    active = _State.built.get(key)
+    if active is None:  # built once per combination of devices and dtypes: regions are cheap
+        active = _State.built[key] = _active_table(key)
     _State.active = active
     _function.set_autocast_hook(_cast_for if active else None)
     if active and _State.restore is None:
@@ -181,11 +191,11 @@ def _cached_cast(x, to, lower_dtype):
         return x
     if not (to is lower_dtype and x._dtype is _dtypes.float32 and x._requires_grad
             and x._grad_fn is None and x._base is None and _State.cache_enabled):
-        return x.to(to)
+        return to_dtype(x, to)
     hit = _State.cache.get(id(x))
     if hit is not None and hit[0] is x and hit[1]._dtype is to:
         return hit[1]
-    cast = x.to(to)
+    cast = to_dtype(x, to)
     _State.cache[id(x)] = (x, cast)
     return cast
 

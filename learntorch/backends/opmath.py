@@ -26,12 +26,16 @@ import numpy as np
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 _FLOAT32 = np.dtype(np.float32)
 
+#: the dtype ``NumpyBackend.sum`` adds in, where numpy's own would round every partial sum
+#: (the one core method that is not wrapped: it is on the path every learner reads first)
+SUM_DTYPES = {BFLOAT16: _FLOAT32}
+
 #: backend methods that compute in float32 when given bfloat16 arrays
 FLOAT32_METHODS = (
     # core: composite activations, the softmax family, sum, matmul
     "tanh_backward", "sigmoid", "sigmoid_backward", "gelu", "gelu_backward", "silu",
     "silu_backward", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
-    "logsumexp", "sum", "matmul",
+    "logsumexp", "matmul",
     # reductions and scans accumulate in float32
     "mean", "amax", "amin", "argmax", "argmin", "max_along", "min_along", "var_mean",
     "vector_norm", "cumsum", "cumprod", "cummax", "cummin", "norm_of_arrays",
@@ -57,7 +61,7 @@ FLOAT32_METHODS = (
 
 
 def _is_bfloat16(x):
-    return x.__class__ is np.ndarray and x.dtype == BFLOAT16
+    return x.__class__ is np.ndarray and x.dtype is BFLOAT16
 
 
 def _widen(x):
@@ -69,7 +73,7 @@ def _widen(x):
 
 
 def _round(out):
-    if out.__class__ is np.ndarray and out.dtype == _FLOAT32:
+    if out.__class__ is np.ndarray and out.dtype is _FLOAT32:
         return out.astype(BFLOAT16)
     if isinstance(out, tuple):
         return tuple(_round(item) for item in out)
@@ -79,7 +83,7 @@ def _round(out):
 def _takes_bfloat16(args):
     for a in args:
         if a.__class__ is np.ndarray:
-            if a.dtype == BFLOAT16:
+            if a.dtype is BFLOAT16:
                 return True
         elif isinstance(a, (list, tuple)) and any(map(_is_bfloat16, a)):
             return True
@@ -88,12 +92,20 @@ def _takes_bfloat16(args):
 
 def computes_in_float32(method):
     """``method`` as it is for other dtypes; with a bfloat16 array among its arguments,
-    run in float32 and its float32 results rounded to bfloat16 once."""
+    run in float32 and its float32 results rounded to bfloat16 once.
+
+    The common case (a float32 array first) costs one attribute read and one identity
+    test: numpy keeps one dtype object per dtype, so ``x.dtype is BFLOAT16`` is exact.
+    A first argument that is an array decides -- the ops cast the floating operands of a
+    backend call to one dtype before calling it; otherwise (``einsum``'s equation,
+    ``norm_of_arrays``'s list) every argument is looked at."""
     @functools.wraps(method)
-    def opmath(self, *args, **kwargs):
-        if not _takes_bfloat16(args):
-            return method(self, *args, **kwargs)
-        return _round(method(self, *map(_widen, args), **kwargs))
+    def opmath(self, first, *args, **kwargs):
+        if first.__class__ is np.ndarray and first.dtype is not BFLOAT16:
+            return method(self, first, *args, **kwargs)
+        if not _takes_bfloat16((first,) + args):
+            return method(self, first, *args, **kwargs)
+        return _round(method(self, _widen(first), *map(_widen, args), **kwargs))
     return opmath
 
 
