@@ -141,6 +141,44 @@ def cnn_step(batch, size):
         metric=milliseconds_per_step())
 
 
+def autocast_train_step(torch, model, x, y):
+    """``train_step`` with the forward pass and the loss in ``torch.autocast("cpu")``
+    (bfloat16 linear layers, a float32 loss), backward and the step outside, as torch's
+    recipe has it."""
+    torch.manual_seed(0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    inputs, targets = torch.from_numpy(x), torch.from_numpy(y)
+    cross_entropy = torch.nn.functional.cross_entropy
+
+    def step():
+        with torch.autocast("cpu"):
+            loss = cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    return step
+
+
+@case("small MLP 64-64-10 train step under autocast('cpu'), batch 32 (numpy column: learntorch "
+      "without autocast)", batch=32, inputs=64, tiny=dict(batch=4, inputs=16),
+      target=at_most_times(1.3, "numpy", "autocast's overhead on a small MLP step ≤ 1.3× the "
+                                         "same step without autocast"))
+def mlp_step_autocast(batch, inputs):
+    """What autocast adds to a step whose ops are small enough that dispatch dominates: the
+    cast of every weight and input to bfloat16, the policy lookup at each op, bfloat16
+    arithmetic in numpy (computed in float32 and rounded) and the casts back in backward.
+    The numpy column is learntorch's own step without autocast, so vs_numpy is the
+    overhead factor; PyTorch's column is its step under its own autocast."""
+    widths = (inputs, 64, 10)
+    x, y = _batch(batch, inputs)
+    return Contenders(
+        learntorch=autocast_train_step(learntorch, _seeded(learntorch, mlp, widths), x, y),
+        numpy=train_step(learntorch, _seeded(learntorch, mlp, widths), x, y),
+        torch=autocast_train_step(torch, _seeded(torch, mlp, widths), x, y) if torch else None,
+        note="numpy column = learntorch without autocast",
+        metric=milliseconds_per_step())
+
+
 # ---- the first step in a fresh process ------------------------------------------------------
 
 FIRST_STEP = """import learntorch as torch

@@ -5,8 +5,8 @@
 (``learntorch/ops``), the backward engine is one generator
 (``learntorch/autograd/engine.py``), and kernels live in ``learntorch/backends``.
 """
-from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
-                      float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
+from ._dtypes import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16,
+                      float32, float64, get_default_dtype, set_default_dtype, promote_types, can_cast)
 from ._dtypes import float16 as half, float32 as float, float64 as double, int64 as long
 from ._dtypes import int32 as int, int16 as short
 from ._dtypes import qint8, quint8, qint32
@@ -77,6 +77,12 @@ from ._quantized_tensor import (qscheme, per_tensor_affine, per_tensor_symmetric
                                 per_channel_affine_float_qparams)
 from ._quantize import quantize_per_tensor, quantize_per_channel, dequantize
 from . import ao
+from . import amp
+from .amp import autocast
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
+                                set_autocast_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting)
 from . import tiers
 tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1
 

@@ -7,8 +7,16 @@ its numpy counterpart.  Promotion follows torch, not numpy:
 * the result takes the highest category among all operands;
 * inside that category, tensors with at least one dimension decide first,
   then zero-dimensional tensors, then Python scalars (which only contribute
-  their category: ``int64_tensor * 2.5`` is float32, the default float).
+  their category: ``int64_tensor * 2.5`` is float32, the default float);
+* the two 16-bit floats are siblings, neither wider than the other: float16 has
+  more mantissa bits, bfloat16 more exponent bits, so ``float16 + bfloat16`` is
+  float32, the narrowest type that holds both exactly.
+
+numpy has no bfloat16; the ``ml_dtypes`` package adds it as a numpy dtype (its
+arithmetic computes each element in float32 and rounds once, as torch's CPU
+kernels do), so a bfloat16 tensor is a numpy array of ``ml_dtypes.bfloat16``.
 """
+import ml_dtypes
 import numpy as np
 
 
@@ -41,10 +49,13 @@ int16 = dtype("int16", np.int16, False, True, 3)
 int32 = dtype("int32", np.int32, False, True, 4)
 int64 = dtype("int64", np.int64, False, True, 5)
 float16 = dtype("float16", np.float16, True, True, 6)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, True, True, 6)  # float16's sibling (rank tie)
 float32 = dtype("float32", np.float32, True, True, 7)
 float64 = dtype("float64", np.float64, True, True, 8)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+#: the 16-bit floats, which torch's kernels compute in float32 ("opmath") and round once
+LOW_PRECISION_FLOATS = (float16, bfloat16)
 _NUMPY_TO_DTYPE = {d.np: d for d in ALL_DTYPES}
 _NAMES = {d.name: d for d in ALL_DTYPES}
 _NAMES.update({"half": float16, "float": float32, "double": float64, "long": int64,
@@ -77,7 +88,7 @@ def get_default_dtype():
 def set_default_dtype(d):
     global _default_float
     d = to_dtype(d)
-    if d not in (float16, float32, float64):
+    if d not in (float16, bfloat16, float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_float = d
 
@@ -147,6 +158,8 @@ def promote_types(a, b):
         return a if ca > cb else b
     if ca == 1 and {a, b} == {uint8, int8}:
         return int16
+    if a._rank == b._rank:  # float16 and bfloat16: neither holds the other
+        return float32
     return a if a._rank > b._rank else b
 
 

@@ -24,6 +24,7 @@ from .autograd.function import AccumulateGrad, RemovableHandle, _add_prehook
 _NUMPY_TO_DTYPE = _dtypes._NUMPY_TO_DTYPE
 _new_size = tuple.__new__
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor",
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
                "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
 

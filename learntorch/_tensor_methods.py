@@ -297,6 +297,7 @@ Tensor.to = to
 Tensor.float = lambda self: to(self, _dtypes.float32)
 Tensor.double = lambda self: to(self, _dtypes.float64)
 Tensor.half = lambda self: to(self, _dtypes.float16)
+Tensor.bfloat16 = lambda self: to(self, _dtypes.bfloat16)
 Tensor.long = lambda self: to(self, _dtypes.int64)
 Tensor.int = lambda self: to(self, _dtypes.int32)
 Tensor.short = lambda self: to(self, _dtypes.int16)

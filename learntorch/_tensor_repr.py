@@ -96,7 +96,7 @@ class _Formatter:
             for v in values.tolist():
                 self.max_width = max(self.max_width, len(f"{v}"))
             return
-        wide = values.astype(np.float64)  # exact for float16/32: what torch's .item() gives
+        wide = values.astype(np.float64)  # exact for the 16- and 32-bit floats: what torch's .item() gives
         nonzero_finite = wide[np.isfinite(wide) & (wide != 0)]
         if nonzero_finite.size == 0:
             return
@@ -199,6 +199,8 @@ def _add_suffixes(text, suffixes, indent):
 
 def tensor_repr(t):
     a = t._data if t.device.type == "cpu" else t._data.copy_to_host()  # printing reads the values
+    if t.dtype is _dtypes.bfloat16:  # numpy's formatting knows no bfloat16; float32 holds it exactly
+        a = a.astype(np.float32)
     # subclasses other than Parameter print their class name, as torch does
     name = type(t).__name__
     prefix = "tensor(" if name in ("Tensor", "Parameter") else f"{name}("

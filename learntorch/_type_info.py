@@ -9,12 +9,14 @@ The numbers come from numpy's own tables (``np.finfo`` / ``np.iinfo``) of the dt
 numpy twin.  A floating dtype without a numpy twin (bfloat16, from the ``ml_dtypes``
 package) registers its table in ``_FLOAT_INFO`` -- one line.
 """
+import ml_dtypes
 import numpy as np
 
 from . import _dtypes
 
 #: dtype name -> a function giving numpy's limits table for it
 _FLOAT_INFO = {name: np.finfo for name in ("float16", "float32", "float64")}
+_FLOAT_INFO["bfloat16"] = ml_dtypes.finfo
 
 
 class finfo:

@@ -103,9 +103,15 @@ class _Encoder:
             if key not in self.seen:
                 self.seen[key] = len(self.arrays)
                 # a copy in C order, on the cpu, that keeps 0-d as 0-d
-                self.arrays.append(np.array(obj.detach().cpu().numpy(), order="C"))
-            return {"tensor": self.seen[key], "requires_grad": bool(obj.requires_grad),
+                array = np.array(obj.detach().cpu().numpy(), order="C")
+                if obj.dtype is _dtypes.bfloat16:  # .npy knows no bfloat16: store its bits
+                    array = array.view(np.uint16)
+                self.arrays.append(array)
+            node = {"tensor": self.seen[key], "requires_grad": bool(obj.requires_grad),
                     "parameter": isinstance(obj, Parameter)}
+            if obj.dtype is _dtypes.bfloat16:
+                node["bits_of"] = "bfloat16"  # the .npy holds uint16 bit patterns
+            return node
         if obj is None or isinstance(obj, (bool, str, int)):
             return obj
         if isinstance(obj, float):
@@ -415,8 +421,11 @@ class _Decoder:
     def tensor_reference(self, node, path):
         index = node["tensor"]
         flags = {k: node.get(k, False) for k in ("requires_grad", "parameter")}
-        if set(node) - {"tensor", "requires_grad", "parameter"}:
+        if set(node) - {"tensor", "requires_grad", "parameter", "bits_of"}:
             raise self.fail(path, f"a tensor entry with unknown fields {sorted(node)!r:.80}")
+        if node.get("bits_of", "bfloat16") != "bfloat16":
+            raise self.fail(path, f"a tensor stored as the bits of {node['bits_of']!r:.40}, "
+                                  "which learntorch does not know (only 'bfloat16')")
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 10 ** 9:
             raise self.fail(path, f"a tensor number that is not a whole number >= 0: "
                                   f"{index!r:.40}")
@@ -425,8 +434,8 @@ class _Decoder:
                 raise self.fail(path, f"{name} is {flag!r:.40}, not true/false")
         t = self.tensors.get(index)
         if t is None:
-            t = self.tensors[index] = _apply_map_location(self.read_tensor(index, path),
-                                                           self.map_location)
+            t = self.tensors[index] = _apply_map_location(
+                self.read_tensor(index, path, "bits_of" in node), self.map_location)
         if flags["requires_grad"] and not t.dtype.is_floating_point:
             raise self.fail(path, f"tensor {index} is {t.dtype} but marked requires_grad "
                                   "(only floating point tensors can require gradients)")
@@ -437,7 +446,7 @@ class _Decoder:
             return t.detach().requires_grad_(True)
         return t
 
-    def read_tensor(self, index, path):
+    def read_tensor(self, index, path, bfloat16_bits=False):
         """Tensor ``index``, read from its .npy entry straight into its array (one allocation,
         sized from the header only after the entry was checked to hold that many bytes)."""
         name = f"{_PREFIX}tensors/{index}.npy"
@@ -450,7 +459,7 @@ class _Decoder:
             with self.archive.open(info) as raw:
                 stream = _Counting(raw)
                 shape, fortran, dtype = _read_npy_header(stream)
-                what = self._check_array(index, path, shape, dtype)
+                what = self._check_array(index, path, shape, dtype, bfloat16_bits)
                 count = math.prod(shape)
                 payload = info.file_size - stream.count
                 if count * dtype.itemsize != payload:
@@ -468,16 +477,23 @@ class _Decoder:
         array = flat.reshape(shape[::-1]).transpose() if fortran else flat.reshape(shape)
         if not dtype.isnative:
             array = array.astype(dtype.newbyteorder("="))
+        if bfloat16_bits:
+            array = array.view(_dtypes.bfloat16.np)
         return Tensor._wrap(array)
 
-    def _check_array(self, index, path, shape, dtype):
-        """Only plain numbers of a learntorch dtype: no objects (pickles), no records."""
+    def _check_array(self, index, path, shape, dtype, bfloat16_bits=False):
+        """Only plain numbers of a learntorch dtype: no objects (pickles), no records;
+        a bfloat16 tensor's entry holds its bit patterns as uint16 (``.npy`` has no bfloat16)."""
+        if bfloat16_bits and dtype.newbyteorder("=") != np.dtype(np.uint16):
+            raise self.fail(path, f"tensor {index} is marked as bfloat16 bits but holds numpy "
+                                  f"dtype {dtype}, not uint16")
         if (dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None
                 or dtype.kind not in "biuf"):
             raise self.fail(path, f"tensor {index} is not plain numeric data (numpy dtype "
                                   f"{dtype}); refusing to load it")
         try:
-            _dtypes.from_numpy_dtype(dtype.newbyteorder("="))
+            if not bfloat16_bits:
+                _dtypes.from_numpy_dtype(dtype.newbyteorder("="))
         except TypeError:
             raise self.fail(path, f"tensor {index} has numpy dtype {dtype}, which learntorch "
                                   "has no tensor type for") from None

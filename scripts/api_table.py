@@ -49,6 +49,7 @@ NAMESPACES = [
     ("learntorch.compiler", "torch.compiler"),
     ("learntorch.ao.quantization", "torch.ao.quantization"),
     ("learntorch.ao.nn.quantized.dynamic", "torch.ao.nn.quantized.dynamic"),
+    ("learntorch.amp", "torch.amp"),
 ]
 
 # Names with no torch twin of the same kind, and why they are there.  A name also
@@ -575,8 +576,8 @@ Columns:
   `pin_memory=`, `memory_format=` or `generator=` unless its own signature names them.
 
 What holds for every row:
-- dtypes: float32 by default, float64, float16, int64, int32, int16, int8, uint8 and bool;
-  type promotion is torch's.
+- dtypes: float32 by default, float64, float16, bfloat16, int64, int32, int16, int8, uint8 and
+  bool; type promotion is torch's.
 - devices: `'cpu'`; `'cuda'` is understood, but this build has no CUDA backend yet
   (`learntorch.cuda.is_available()` is False).
 - errors: wrong input raises torch's exception type (RuntimeError, TypeError, ValueError,

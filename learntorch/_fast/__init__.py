@@ -20,14 +20,14 @@ with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
 """
 from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
-from ..ops import activations as _activations, unary as _unary
+from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
 # forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need
 # not be switched off around them: no tensor op inside)
 _apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh,
-                           _activations.Sigmoid, _activations.Relu})
+                           _activations.Sigmoid, _activations.Relu, _shape.ToDtype})
 
 #: (owner, attribute, fast version): what ``install`` replaces, and with what
 REPLACEMENTS = (

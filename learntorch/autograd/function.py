@@ -344,6 +344,25 @@ class Function:
         return outputs
 
 
+_autocast_hook = None  # learntorch.amp's caster while an autocast region is on, else None
+
+
+def set_autocast_hook(hook):
+    """Install (or, with None, remove) ``hook(cls, args) -> args``: how ``learntorch.amp``
+    casts an op's inputs while an autocast region is on."""
+    global _autocast_hook
+    _autocast_hook = hook
+
+
+def autocast_inputs(cls, *args):
+    """``args`` as autocast will hand them to ``cls`` (cast to 16 bits or float32 as its policy
+    says), or unchanged outside autocast.  Autocast casts at ``apply``; the few functionals
+    that compare their inputs' dtypes before calling ``apply`` (linear, conv, matmul, einsum)
+    call this first, so that they check what the op will actually receive, as torch's
+    autocast, which casts before the op's own checks."""
+    return args if _autocast_hook is None else _autocast_hook(cls, args)
+
+
 def wrap_apply(wrapper):
     """Make ``Function.apply`` run ``wrapper(apply)``: how the profiler times every op and
     ``learntorch.fx.capture`` records them.  Returns a function that puts back the ``apply``

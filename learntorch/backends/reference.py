@@ -25,6 +25,8 @@ own backend (``on_device``).
 """
 import numpy as np
 
+from . import opmath
+from .opmath import SUM_DTYPES
 from .numpy_families import FAMILIES
 
 
@@ -151,7 +153,9 @@ class NumpyBackend(*FAMILIES):
 
     # ---- reductions, and their backward: broadcasting a result back ----
     def sum(self, x, dims, keepdim):
-        return as_array(np.sum(x, axis=dims, keepdims=keepdim))
+        """numpy's sum, except that a bfloat16 sum adds in float32 and returns the float32
+        sum (``opmath.py``): its callers round it once to their result's dtype."""
+        return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=SUM_DTYPES.get(x.dtype)))
 
     def broadcast_to(self, x, shape):
         """``x`` repeated along its size-1 dims to ``shape``: a read-only view, no copy."""
@@ -174,3 +178,8 @@ def _erf(x):
         _math_erf = np.frompyfunc(math.erf, 1, 1)
     # np.asarray: for a 0-d input frompyfunc returns a bare Python float, not an array
     return as_array(_math_erf(as_array(x, dtype=np.float64)), dtype=np.float64)
+
+
+# bfloat16 arrays: the methods that compute more than one ufunc run in float32 and round
+# once, as torch's kernels do (``opmath.py``)
+opmath.install(NumpyBackend)

@@ -7,7 +7,7 @@ does the same forward, and the two are each other's backward.  ``tril``/``triu``
 one triangle of the last two dims and zero the rest: their backward keeps the same
 triangle of the gradient.
 """
-from .. import backends
+from .. import _dtypes, backends
 from ..autograd.function import Function
 from ._helpers import require_tensors, wrap
 from ._views import view_of
@@ -123,7 +123,10 @@ class Trace(Function):
         ctx.shape = x.shape
         shape, strides, start = _diagonal_geometry(x.shape, _element_strides(x._data), 0, 0, 1)
         diag = strided_array(x._data, shape, strides, start)
-        return wrap(backends.current.sum(diag, (0,), False))
+        total = backends.current.sum(diag, (0,), False)
+        if x._dtype is _dtypes.bfloat16:  # the backend's bfloat16 sum is float32: round it
+            total = total.astype(x._data.dtype)
+        return wrap(total)
 
     @staticmethod
     def backward(ctx, grad):

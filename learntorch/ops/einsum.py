@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import backends
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Function, autocast_inputs
 from ._helpers import check_same_device, wrap
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's order: 'A' < 'Z' < 'a'
@@ -238,6 +238,7 @@ def einsum(equation=None, *operands):
     terms, output, ellipsis = _parse(equation, operands)
     _check_sizes(terms, operands, ellipsis)
     check_same_device(*operands)
+    operands = autocast_inputs(Einsum, *operands)
     dtypes = {op._dtype for op in operands}
     if len(dtypes) > 1:
         raise RuntimeError(f"einsum(): expected all operands to have the same dtype, but got "

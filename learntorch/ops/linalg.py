@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backends
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Function, autocast_inputs
 from ._helpers import as_array, check_same_device, require_tensors, wrap
 from .reductions import norm_derivative
 
@@ -119,7 +119,7 @@ def matmul(input, other):
             and input._data.shape[1] == other._data.shape[0]):
         return Mm.apply(input, other)
     require_tensors("matmul", ("input", input), ("other", other))
-    a, b = input, other
+    a, b = autocast_inputs(Matmul, input, other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D; use * to multiply by a number")
@@ -160,6 +160,7 @@ def mm(input, mat2):
             raise RuntimeError(f"{name} must be a matrix: mm takes 2-D tensors, got shapes "
                                f"{list(input.shape)} and {list(mat2.shape)}; use matmul (@) "
                                "for vectors and batches")
+    input, mat2 = autocast_inputs(Mm, input, mat2)
     _check_operands(input, mat2, "mm")
     if input.shape[1] != mat2.shape[0]:
         raise _mat_error(input.shape, mat2.shape, f"the columns of the first ({input.shape[1]}) "
@@ -174,6 +175,7 @@ def bmm(input, mat2):
             raise RuntimeError(f"{name} must be a 3D tensor: bmm takes (batch, n, m) and "
                                f"(batch, m, p), got shapes {list(input.shape)} and "
                                f"{list(mat2.shape)}; use matmul (@) to broadcast batches")
+    input, mat2 = autocast_inputs(Bmm, input, mat2)
     _check_operands(input, mat2, "bmm")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(
@@ -188,6 +190,7 @@ def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
                            f" (shapes {list(input.shape)} and {list(other.shape)})")
+    input, other = autocast_inputs(Dot, input, other)
     _check_operands(input, other, "dot")
     if input.shape[0] != other.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "

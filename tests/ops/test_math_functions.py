@@ -154,7 +154,7 @@ def test_bad_arguments_raise_torchs_type(call):
 
 def test_finfo_and_iinfo_give_torchs_limits():
     require_torch()
-    for name in ("float16", "float32", "float64"):
+    for name in ("float16", "bfloat16", "float32", "float64"):
         got, want = learntorch.finfo(getattr(learntorch, name)), torch.finfo(getattr(torch, name))
         for attr in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"):
             assert getattr(got, attr) == getattr(want, attr), (name, attr)
@@ -167,7 +167,8 @@ def test_finfo_and_iinfo_give_torchs_limits():
 
 def test_finfo_is_one_table_entry_per_floating_dtype():
     from learntorch import _type_info
-    assert set(_type_info._FLOAT_INFO) == {"float16", "float32", "float64"}
+    floats = {d.name for d in learntorch._dtypes.ALL_DTYPES if d.is_floating_point}
+    assert set(_type_info._FLOAT_INFO) == floats == {"float16", "bfloat16", "float32", "float64"}
 
 
 def test_set_num_threads_caps_the_kernels_and_get_num_threads_reads_it():

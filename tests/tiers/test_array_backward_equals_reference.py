@@ -19,7 +19,7 @@ from learntorch._fast.array_backward import ARRAY_BACKWARD
 from learntorch._fast.engine import _fitted
 from learntorch.autograd.engine import _fit
 from learntorch.nn._functional.linear import Linear
-from learntorch.ops import activations, arithmetic, softmax, unary
+from learntorch.ops import activations, arithmetic, shape, softmax, unary
 
 from oracle import broadcastable_pair, noncontiguous
 
@@ -65,6 +65,9 @@ PROGRAMS = {
     softmax.LogSoftmax: lambda d, t: (lambda x: x.log_softmax(dim=d(st.integers(-x.ndim or -1, max(
         x.ndim - 1, 0)))))(_one(d, t)),
     Linear: lambda d, t: _linear(d, t),
+    shape.ToDtype: lambda d, t: _one(d, t).to(d(st.sampled_from(
+        [learntorch.float16, learntorch.bfloat16, learntorch.float32, learntorch.float64]).filter(
+        lambda to: to.np != t))),
 }
 
 

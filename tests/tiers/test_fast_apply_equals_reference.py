@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 import learntorch
 from learntorch import backends, tiers
 from learntorch._fast.apply import ARRAYS_ONLY, FAST_FORWARD
-from learntorch.ops import activations, arithmetic, unary
+from learntorch.ops import activations, arithmetic, shape, unary
 
 from oracle import broadcastable_pair
 
@@ -30,6 +30,9 @@ PROGRAMS = {
     activations.Tanh: [lambda x, y: x.tanh()],
     activations.Sigmoid: [lambda x, y: x.sigmoid()],
     activations.Relu: [lambda x, y: x.relu()],
+    shape.ToDtype: [lambda x, y: x.to(learntorch.float16), lambda x, y: x.bfloat16(),
+                    lambda x, y: x.to(learntorch.float32 if x.dtype == learntorch.float64
+                                      else learntorch.float64)],
 }
 
 

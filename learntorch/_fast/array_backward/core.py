@@ -4,7 +4,7 @@ import numpy as np
 from ... import backends
 from ..._tensor import Tensor
 from ...nn._functional import linear as _linear
-from ...ops import activations, arithmetic, softmax, unary
+from ...ops import activations, arithmetic, shape, softmax, unary
 from ..arithmetic import NOTHING_SAVED, float_constant
 from .registry import register as _register
 
@@ -47,6 +47,15 @@ def mul_backward(ctx, grad):
     needs = ctx.needs_input_grad
     return (_times(grad, b) if needs[0] else None,
             _times(grad, a) if needs[1] else None)
+
+
+@_register(shape.ToDtype)
+def to_dtype_backward(ctx, grad):
+    """Replaces ``ToDtype.backward`` (``grad.to(input dtype)``): the gradient cast back, one
+    per cast that autocast inserts in front of every 16-bit op."""
+    if grad.dtype == ctx.input_dtype.np:
+        return grad, None
+    return backends.current.cast(grad, ctx.input_dtype.np), None
 
 
 @_register(unary.Neg)

@@ -7,6 +7,7 @@ A view (same memory, new shape/strides) is not here: views are array bookkeeping
 """
 import numpy as np
 
+from ..opmath import BFLOAT16
 from ..strided import strided_array
 
 
@@ -28,7 +29,11 @@ class Copies:
 
     def cast(self, a, dtype):
         """A copy of ``a`` converted to numpy ``dtype`` (C's conversions: floats to ints
-        truncate towards zero, out-of-range integers wrap)."""
+        truncate towards zero, out-of-range integers wrap).  A bfloat16 array goes to an
+        integer or bool dtype through float32, as torch's conversion does (``ml_dtypes``'s
+        own cast to uint8 saturates where C's wraps: -7.5 becomes 249 in torch)."""
+        if a.dtype == BFLOAT16 and np.dtype(dtype).kind in "iub":
+            a = a.astype(np.float32)
         return _arr(a.astype(dtype), dtype=dtype)
 
     def full(self, shape, value, dtype, like=None):

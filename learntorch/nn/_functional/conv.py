@@ -27,7 +27,7 @@ import numbers
 
 from ... import backends
 from ..._tensor import Tensor
-from ...autograd.function import Function
+from ...autograd.function import Function, autocast_inputs
 from ...backends.geometry import Geometry, output_size
 from ...ops._helpers import check_same_device, wrap
 from .named import named
@@ -188,6 +188,7 @@ def _convolution(name, dims, input, weight, bias, stride, padding, dilation, gro
                            dilation, groups)
         return out.squeeze(0)
     _check_shapes(input, weight, bias, groups)
+    input, weight, bias = autocast_inputs(Convolution, input, weight, bias)
     _check_dtypes(name, input, weight, bias)
     check_same_device(input, weight, bias)
     geometry = _geometry(input, weight, stride, padding, dilation)
@@ -250,6 +251,7 @@ def _transposed(name, dims, input, weight, bias, stride, padding, output_padding
             f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
             f"1-dimensional with {c_out} elements, but got bias of size {list(bias.shape)} "
             "instead")
+    input, weight, bias = autocast_inputs(ConvolutionTranspose, input, weight, bias)
     _check_dtypes(name, input, weight, bias)
     check_same_device(input, weight, bias)
     size, kernel = tuple(input.shape[2:]), tuple(weight.shape[2:])

@@ -21,7 +21,7 @@ import math
 from ... import backends
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from ...autograd.function import Function
+from ...autograd.function import Function, autocast_inputs
 from ...ops._helpers import check_same_device, wrap
 from ...ops.broadcast import is_expandable_to
 
@@ -96,6 +96,7 @@ def linear(input, weight, bias=None):
                                f"{list(weight.shape)}")
         # a weight vector is one output feature whose dimension is dropped: x @ w
         return linear(input, weight.unsqueeze(0)).squeeze(-1)
+    input, weight, bias = autocast_inputs(Linear, input, weight, bias)
     _check_dtypes(input, weight, bias)
     n_out, n_in = weight.shape
     if input.shape[-1] != n_in:

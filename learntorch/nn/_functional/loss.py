@@ -21,6 +21,7 @@ import warnings
 
 from ..._dtypes import promote_types
 from ..._tensor import Tensor
+from ...autograd.function import autocast_inputs
 from ...ops._helpers import check_same_device
 from ...ops.broadcast import _broadcast_tuple as broadcast_shapes
 from .loss_binary import BinaryCrossEntropy, BinaryCrossEntropyWithLogits
@@ -268,6 +269,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(
             f"Using a target size ({target.size()}) that is different to the input size "
             f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    input, target, weight = autocast_inputs(BinaryCrossEntropy, input, target, weight)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {short_name(target)} but expected {short_name(input)}: "
                            f"{name}'s target must have the input's dtype; convert it with "

@@ -1,0 +1,268 @@
+"""``autocast``: run each op in the precision its kind needs, without changing the model.
+
+    with torch.autocast("cpu"):            # bfloat16 on the CPU, float16 on cuda
+        out = model(x)                     # linear/conv in bfloat16, losses in float32
+        loss = loss_fn(out, y)
+    loss.backward()                        # gradients come back in each leaf's dtype
+
+How it works here: every op is one ``Function`` and every call goes through
+``Function.apply`` -- the one dispatch point (DESIGN.md §4).  While an autocast region is
+on, ``apply`` is wrapped (``autograd.function.wrap_apply``) by ``_autocast_apply``, which looks
+the Function class up in the active policy table (``_policy.py``) and casts the eligible tensor
+inputs -- floating, on the autocast device, not float64 -- before the op runs.  The casts are
+ordinary ``.to(dtype)`` ops, recorded on the tape, so the backward pass casts each gradient
+back: a float32 weight used in a bfloat16 matmul gets a float32 ``.grad``.
+
+Outside any autocast region ``apply`` is the plain one: autocast costs nothing when off.
+
+The state (enabled and dtype per device type, the nesting depth, the weight-cast cache) is
+per process; torch keeps it per thread.
+"""
+import functools
+import warnings
+
+from .. import _dtypes
+from ..autograd import function as _function
+from ..ops.shape import to_dtype  # x.to(dtype), without .to's argument parsing
+from . import _policy
+
+#: the autocast dtype of each device type when no region says otherwise (torch's defaults)
+_DEFAULT_DTYPES = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
+_SUPPORTED = ("cpu", "cuda")
+
+
+class _State:
+    enabled = {"cpu": False, "cuda": False}
+    dtype = dict(_DEFAULT_DTYPES)
+    cache_enabled = True
+    nesting = 0
+    cache = {}           # id(float32 leaf weight) -> (the weight, its cast): reused in a region
+    active = {}          # Function class -> [(policy, device type, dtype)] of the enabled devices
+    tables = {}          # device type -> {Function class: policy}, resolved on first use
+    built = {}           # ((device type, dtype), ...) enabled -> its ``active`` table
+    restore = None       # puts the plain Function.apply back
+
+
+# ---------------------------------------------------------------- torch's state functions
+def _check_device(device_type):
+    if device_type not in _SUPPORTED:
+        raise RuntimeError(f"User specified an unsupported autocast device_type "
+                           f"'{device_type}' (learntorch supports {', '.join(_SUPPORTED)})")
+    return device_type
+
+
+def is_autocast_available(device_type):
+    """True for the device types autocast knows: 'cpu' and 'cuda'."""
+    return device_type in _SUPPORTED
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on for ``device_type`` (torch's default without one: 'cuda')."""
+    return _State.enabled[_check_device(device_type or "cuda")]
+
+
+def set_autocast_enabled(device_type, enabled):
+    _State.enabled[_check_device(device_type)] = bool(enabled)
+    _rebuild()
+
+
+def get_autocast_dtype(device_type):
+    """The dtype autocast casts to on ``device_type`` (bfloat16 for 'cpu', float16 for
+    'cuda' unless an enclosing region chose another)."""
+    return _State.dtype[_check_device(device_type)]
+
+
+def set_autocast_dtype(device_type, dtype):
+    _State.dtype[_check_device(device_type)] = dtype
+    _rebuild()
+
+
+def is_autocast_cache_enabled():
+    return _State.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled):
+    _State.cache_enabled = bool(enabled)
+
+
+def clear_autocast_cache():
+    _State.cache.clear()
+
+
+def autocast_increment_nesting():
+    _State.nesting += 1
+    return _State.nesting
+
+
+def autocast_decrement_nesting():
+    _State.nesting -= 1
+    return _State.nesting
+
+
+# ---------------------------------------------------------------- the hook at Function.apply
+def _active_table(enabled):
+    """{Function class: [(policy, device type, dtype)]} for the (device type, dtype) pairs
+    that are ``enabled``."""
+    active = {}
+    for device_type, dtype in enabled:
+        if device_type not in _State.tables:
+            _State.tables[device_type] = _policy.resolve(device_type)
+        for cls, policy in _State.tables[device_type].items():
+            active.setdefault(cls, []).append((policy, device_type, dtype))
+    return active
+
+
+def _rebuild():
+    """Recompute which Function classes the enabled devices cast, and put the hook on
+    ``Function.apply`` while any device is enabled (off again when none is)."""
+    key = tuple((d, _State.dtype[d]) for d, on in _State.enabled.items() if on)
+    active = _State.built.get(key)
+    if active is None:  # built once per combination of devices and dtypes: regions are cheap
+        active = _State.built[key] = _active_table(key)
+    _State.active = active
+    _function.set_autocast_hook(_cast_for if active else None)
+    if active and _State.restore is None:
+        _State.restore = _function.wrap_apply(_autocast_apply)
+    elif not active and _State.restore is not None and _hook_is_outermost():
+        _State.restore()
+        _State.restore = None
+
+
+def _hook_is_outermost():
+    """True when no other wrapper (the profiler's, a capture's) went on after ours: only
+    then can ours come off without taking theirs with it.  Otherwise it stays, passing every
+    call through (the table is empty)."""
+    return getattr(_function.Function.__dict__["apply"].__func__, "_autocast", False)
+
+
+def _autocast_apply(apply):
+    def autocast_apply(cls, *args, **kwargs):
+        rules = _State.active.get(cls)
+        if rules is not None:
+            args = _cast_for(cls, args)
+        return apply(cls, *args, **kwargs)
+    autocast_apply._autocast = True
+    return autocast_apply
+
+
+def _cast_for(cls, args):
+    """``args`` cast as the enabled devices' policies for ``cls`` say (unchanged if none)."""
+    for policy, device_type, dtype in _State.active.get(cls, ()):
+        args = _cast_inputs(cls, policy, device_type, dtype, args)
+    return args
+
+
+def _eligible(x, device_type):
+    """torch's rule: a floating tensor on the autocast device that is not float64."""
+    return (getattr(x, "_dtype", None) is not None and x._dtype.is_floating_point
+            and x._dtype is not _dtypes.float64 and x.device.type == device_type)
+
+
+def _cast_inputs(cls, policy, device_type, dtype, args):
+    if policy == _policy.BANNED:
+        raise RuntimeError(_policy.BANNED_MESSAGES[cls.__name__])
+    if policy == _policy.LOWER:
+        to = dtype
+    elif policy == _policy.FP32:
+        to = _dtypes.float32
+    else:  # PROMOTE: float32 if any eligible input is float32, else the autocast dtype
+        to = dtype
+        for a in args:
+            if _eligible(a, device_type):
+                to = _prioritize(to, a._dtype, dtype)
+    return tuple(_cached_cast(a, to, dtype) if _eligible(a, device_type) else a for a in args)
+
+
+def _prioritize(current, nxt, lower):
+    """torch's ``at::autocast::prioritize``: float32 wins over the 16-bit dtype; the other
+    16-bit dtype (float16 in a bfloat16 region) has no rule and is an error."""
+    if current is _dtypes.float32 or nxt is _dtypes.float32:
+        return _dtypes.float32
+    if current is lower and nxt is lower:
+        return lower
+    raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+
+
+def _cached_cast(x, to, lower_dtype):
+    """``x.to(to)``; a float32 leaf weight cast to the region's 16-bit dtype is cast once per
+    region (torch caches these "model weight" casts: the same weight in several ops, or a
+    forward pass in a loop inside one region, costs one cast)."""
+    if x._dtype is to:
+        return x
+    if not (to is lower_dtype and x._dtype is _dtypes.float32 and x._requires_grad
+            and x._grad_fn is None and x._base is None and _State.cache_enabled):
+        return to_dtype(x, to)
+    hit = _State.cache.get(id(x))
+    if hit is not None and hit[0] is x and hit[1]._dtype is to:
+        return hit[1]
+    cast = to_dtype(x, to)
+    _State.cache[id(x)] = (x, cast)
+    return cast
+
+
+# ---------------------------------------------------------------- the context manager
+class autocast:
+    """``autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: a context
+    manager (and decorator) in whose region ops run in the precision ``_policy.py`` gives them.
+
+    ``dtype`` defaults to the device's autocast dtype (bfloat16 for 'cpu', float16 for
+    'cuda'); regions nest, and ``enabled=False`` turns autocast off inside an enclosing one.
+    """
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.device = _check_device(device_type)
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else \
+            _dtypes.to_dtype(dtype)
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else \
+            cache_enabled
+        if enabled:
+            if self.device == "cuda":
+                from .. import cuda
+                if not cuda.is_available():
+                    warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
+                                  "autocast.", stacklevel=2)
+                    enabled = False
+            elif self.fast_dtype not in (_dtypes.bfloat16, _dtypes.float16):
+                name = self.device.upper()
+                warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
+                              f"Disabling autocast.\n{name} Autocast only supports dtypes of "
+                              "torch.bfloat16, torch.float16 currently.", stacklevel=2)
+                enabled = False
+        self._enabled = enabled
+
+    def __enter__(self):
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        _State.enabled[self.device] = self._enabled
+        _State.dtype[self.device] = self.fast_dtype
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
+        _rebuild()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        # leaving the outermost region drops the cached weight casts
+        if autocast_decrement_nesting() == 0:
+            clear_autocast_cache()
+        _State.enabled[self.device] = self.prev
+        _State.dtype[self.device] = self.prev_fastdtype
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        _rebuild()
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(
+                f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                "Did you mean to use autocast as a context manager? For example:\n"
+                "    with torch.autocast(device_type=...):\n"
+                "        output = model(input)")
+
+        @functools.wraps(func)
+        def decorate_autocast(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return decorate_autocast
