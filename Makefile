@@ -68,12 +68,14 @@ BENCH_ARGS ?= --markdown BENCHMARKS.md
 
 # --- the differential fuzzer (tests/fuzz) ----------------------------------
 # `make test` runs its fast profile; `make fuzz` the long one: FUZZ_EXAMPLES programs per
-# area (all areas, or those named in FUZZ_AREAS), a random run when FUZZ_SEED is set.
+# area (all areas, or those named in FUZZ_AREAS); another FUZZ_SEED draws other programs;
+# FUZZ_MINUTES stops it early (after the batch that passes it).
 FUZZ_EXAMPLES ?= 2000
 FUZZ_AREAS ?=
-FUZZ_SEED ?=
-FUZZ_ARGS := --examples $(FUZZ_EXAMPLES) $(foreach a,$(FUZZ_AREAS),--area $(a)) \
-	$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+FUZZ_SEED ?= 0
+FUZZ_MINUTES ?=
+FUZZ_ARGS := --examples $(FUZZ_EXAMPLES) --seed $(FUZZ_SEED) $(foreach a,$(FUZZ_AREAS),--area $(a)) \
+	$(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES))
 
 # --- JupyterLab --------------------------------------------------------------
 # Served on this machine only.  On a remote or headless machine, for example:

@@ -556,6 +556,44 @@ What holds for every row:
 """
 
 
+# What the fuzzer (tests/fuzz) found different from torch and left so on purpose: torch's
+# behaviour there is an accident of its implementation, not a contract a program can use.
+# The fuzzer does not generate these cases.
+KNOWN_DIFFERENCES = """\
+## Known differences
+
+The differential fuzzer (`tests/fuzz`; `make fuzz` for the long run, its fast profile in
+`make test`) runs generated programs in learntorch and in torch {torch_version} and compares
+values, gradients (first and second order), shapes, dtypes, `requires_grad` and exception
+types. Everything it found was fixed, except these, where torch's result is an accident of
+how it is implemented rather than a rule a program can rely on:
+
+- **Strides of views of empty tensors.** An empty tensor's strides are those torch's view op
+  computed from its base (`torch.zeros(0, 3).t().stride()` is `(1, 3)`); learntorch's are the
+  row-major strides of the view's own shape (`(1, 1)`), because numpy gives empty arrays zero
+  strides. No element is ever read through them; `is_contiguous()` agrees.
+"""
+
+
+def probe_section():
+    """The API probe's missing names (scripts/api_probe.py), listed by group."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("api_probe", ROOT / "scripts" / "api_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    absent, total = probe.missing(), len(probe.load())
+    lines = ["\n## API probe\n",
+             f"`scripts/api_probe.txt` holds {total} torch names a course program plausibly "
+             "reaches for (creation, math, reductions, shapes, Tensor methods, `nn.functional`, "
+             "`nn` modules, `optim` and `lr_scheduler`, data), written independently of what "
+             "learntorch has; `python scripts/api_probe.py` reports which are missing (the "
+             f"target: at most {probe.TARGET}). "
+             f"{len(absent)} of {total} are missing today:\n",
+             "| group | missing name |", "| --- | --- |"]
+    lines += [f"| {group} | `{name}` |" for group, name in absent]
+    return "\n".join(lines) + "\n"
+
+
 def render():
     import learntorch
     import torch
@@ -575,7 +613,9 @@ def render():
         for r in rows:
             out.append(f"| `{r['name']}` | {r['kind']} | {r['torch']} | {r['signature']} | "
                        f"{escape('; '.join(r['notes']))} |")
-    return "\n".join(out) + "\n"
+    out.append("\n" + KNOWN_DIFFERENCES.format(torch_version=TORCH_VERSION))
+    out.append(probe_section())
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def main(argv=None):

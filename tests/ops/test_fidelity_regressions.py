@@ -258,6 +258,58 @@ def test_numbers_out_of_a_dtypes_range_raise_torchs_error(program):
     both_raise(program)
 
 
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-1, 1),
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp_(-1, 2),
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-255, 2),
+    lambda lib: lib.tensor([-5, 5, 100], dtype=lib.int8).clamp(max=True),
+], ids=["uint8 -1", "uint8 -1 in place", "uint8 -255", "int8 max=True"])
+def test_clamp_bounds_are_stored_in_the_tensors_dtype_as_torch(program):
+    check(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-256, 2),
+    lambda lib: lib.tensor([0, 5, 100], dtype=lib.int8).clamp(None, 300),
+    lambda lib: lib.tensor([1.0, 5.0], dtype=lib.float16).clamp(0.1, 70000),
+    lambda lib: lib.tensor([1.0, 5.0]).clamp(max=1e300),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(70000),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(-7e4),
+    lambda lib: lib.full((2,), 70000, dtype=lib.float16),
+    lambda lib: lib.zeros(2, dtype=lib.float16).masked_fill(lib.tensor(True), 1e6),
+    lambda lib: lib.zeros(2, 2, dtype=lib.float16).scatter(0, lib.tensor([[0]]), 1e6),
+    lambda lib: lib.zeros(2).fill_(1e300),
+], ids=["clamp uint8", "clamp int8", "clamp float16", "clamp float32", "fill_ float16",
+        "fill_ float16 negative", "full float16", "masked_fill float16", "scatter float16",
+        "fill_ float32"])
+def test_a_number_beyond_a_dtypes_range_is_refused_where_torch_converts_it(program):
+    assert "overflow" in both_raise(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.zeros(1, dtype=lib.float16).fill_(70000),  # torch's one-element path
+    lambda lib: lib.full((), 7e4, dtype=lib.float16),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(math.inf),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(math.nan),
+    lambda lib: lib.zeros(2, dtype=lib.float64).fill_(1e300),
+    lambda lib: lib.zeros(0, dtype=lib.uint8).scatter(-1, lib.zeros(0, dtype=lib.int64), 300),
+    lambda lib: lib.zeros(2, 0, dtype=lib.uint8).scatter(-1, lib.zeros(2, 0, dtype=lib.int64),
+                                                        -1000),
+], ids=["one float16", "one float16 full", "inf", "nan", "float64", "scatter nothing",
+        "scatter nothing 2-d"])
+def test_numbers_torch_accepts_unchecked(program):
+    check(program)
+
+
+def test_assigning_a_number_too_large_for_float16_gives_inf_as_torch():
+    def program(lib):
+        x = lib.zeros(3, dtype=lib.float16)
+        x[0] = 70000
+        x[lib.tensor([False, True, False])] = -1e6
+        return x
+    check(program)
+
+
 def test_in_place_on_an_empty_view_of_a_graph_tensor():
     def program(lib):
         w = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -337,6 +389,34 @@ def test_type_with_a_type_name_converts(name):
 def test_torchs_exception_type_is_raised(program):
     message = both_raise(program)
     assert len(message) > 20  # says what went wrong
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, x: x.requires_grad_(),
+    lambda lib, x: setattr(x, "requires_grad", True),
+    lambda lib, x: x[:1].requires_grad_(),  # a view of an inference tensor is one too
+], ids=["requires_grad_()", "requires_grad = True", "view"])
+def test_an_inference_tensor_cannot_require_grad_outside_inference_mode(make):
+    def program(lib):
+        with lib.inference_mode():
+            x = lib.ones(2)
+        make(lib, x)
+    assert "inference" in both_raise(program)
+
+
+def test_inference_tensors_are_marked_as_in_torch():
+    def program(lib):
+        with lib.inference_mode():
+            x = lib.ones(2)
+            inside = (x.is_inference(), lib.is_inference_mode_enabled(),
+                      lib.ones(1).requires_grad_().requires_grad)
+        with lib.inference_mode(False):
+            off = lib.ones(1).is_inference()
+        with lib.no_grad():
+            plain = lib.ones(1).is_inference()
+        return (inside, off, plain, x[0].is_inference(), x.clone().is_inference(),
+                lib.is_inference_mode_enabled(), lib.ones(1).is_inference())
+    check(program)
 
 
 def test_sum_to_an_integer_dtype_is_fine_without_autograd():
