@@ -138,6 +138,8 @@ class Prod(Function):
         if not (x == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
             return g * ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
+        if math.prod([x.shape[d] for d in ctx.dims]) == 1:
+            return g, None, None, None  # one factor: torch passes grad on (no graph to go on)
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
         return g * _product_of_others(x, ctx.dims), None, None, None
 

@@ -119,6 +119,39 @@ def test_topk_picks_the_same_indices_among_ties_as_torch(values, data):
                                sorted=sorted_))
 
 
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, NAN]), min_size=17, max_size=120),
+       st.sampled_from(["float32", "float64", "int64", "uint8"]), st.booleans(), st.data())
+def test_unstable_sort_orders_ties_as_torch(values, dtype, descending, data):
+    """torch's default sort is std::sort: beyond 16 elements, ties come in its order."""
+    if dtype in ("int64", "uint8"):
+        values = [0.0 if v != v else v for v in values]
+    rows = data.draw(st.sampled_from([1, 2, 3]), label="rows")
+    dim = data.draw(st.sampled_from([0, -1]), label="dim")
+
+    def program(lib):
+        x = lib.tensor(values * rows, dtype=getattr(lib, dtype)).reshape(rows, -1)
+        x = x if dim == -1 else x.t()
+        return x.sort(dim, descending=descending), x.argsort(dim, descending=descending)
+    check(program)
+
+
+def test_quantile_of_ties_sends_the_gradient_to_torchs_elements():
+    values = [float(v % 4) for v in range(7, 47)]  # 40 elements, each value ten times
+    check(lambda lib: grads_of(lib, values, lambda lib, x: lib.quantile(x, 0.4)))
+    check(lambda lib: grads_of(lib, values, lambda lib, x: x.sort(descending=True).values[:7]))
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((3, 1), -1), ((1,), None), ((1, 1), 0)])
+def test_prod_of_one_factor_with_a_zero_passes_the_gradient_on_as_torch(shape, dim):
+    """torch's gradient there is the incoming one: no graph, so no second derivative."""
+    def program(lib):
+        x = lib.zeros(shape, dtype=lib.float64).requires_grad_()
+        y = x.prod() if dim is None else x.prod(dim)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return g, g.requires_grad
+    check(program)
+
+
 def test_topk_ties_with_nan_and_the_gradient_reaches_torchs_element():
     values = [1.0, NAN, 3.0, 3.0, NAN, 2.0, 3.0] * 5
 
