@@ -572,6 +572,15 @@ how it is implemented rather than a rule a program can rely on:
   computed from its base (`torch.zeros(0, 3).t().stride()` is `(1, 3)`); learntorch's are the
   row-major strides of the view's own shape (`(1, 1)`), because numpy gives empty arrays zero
   strides. No element is ever read through them; `is_contiguous()` agrees.
+- **The order of ties in a very large unstable sort.** `sort`/`argsort` with `stable=False`
+  (the default; also inside `quantile`) put equal elements in the order torch's CPU sort
+  (libstdc++'s `std::sort`) leaves them, by replaying it on the rows that have ties -- up to
+  100,000 elements of such rows in one call. Beyond that, ties keep their input order
+  (`stable=True`'s): torch documents the order of ties as unspecified, and a Python replay of
+  millions of elements would take minutes.
+- **Inference tensors** are marked (`is_inference()`), and one cannot be made to require grad
+  outside `inference_mode`, as in torch; torch's other refusals for them (an in-place change
+  outside `inference_mode`, saving one for backward) are not reproduced.
 """
 
 

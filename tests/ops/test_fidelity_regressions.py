@@ -7,6 +7,7 @@ be equal (values, dtypes, shapes -- bit for bit where the computation is the sam
 both must raise the same exception type.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -150,6 +151,30 @@ def test_prod_of_one_factor_with_a_zero_passes_the_gradient_on_as_torch(shape, d
         g, = lib.autograd.grad(y.sum(), x, create_graph=True)
         return g, g.requires_grad
     check(program)
+
+
+@pytest.mark.parametrize("rows, mode", [(26, None), (3, "use_mm_for_euclid_dist"),
+                                        (30, "donot_use_mm_for_euclid_dist"), (25, None)])
+def test_cdist_takes_torchs_path_and_so_has_its_second_derivatives(rows, mode):
+    """Over 25 rows (or when asked) torch's cdist is a matmul, twice differentiable; the
+    direct one has first derivatives only (both libraries refuse the second there)."""
+    a = np.random.default_rng(0).normal(size=(2, rows, 3))
+    b = np.random.default_rng(1).normal(size=(4, 3))
+
+    def program(lib):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        d = lib.cdist(x, y) if mode is None else lib.cdist(x, y, compute_mode=mode)
+        gx, gy = lib.autograd.grad(d.sum(), (x, y), create_graph=True)
+        return (d, gx, gy) + lib.autograd.grad((gx ** 2).sum() + (gy ** 2).sum(), (x, y))
+    if rows <= 25 and mode is None or mode == "donot_use_mm_for_euclid_dist":
+        both_raise(program)
+    else:
+        check(program, exact=False)
+
+
+def test_cdist_compute_mode_is_checked_as_torch():
+    both_raise(lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode="fast"))
+    both_raise(lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode=None))
 
 
 def test_topk_ties_with_nan_and_the_gradient_reaches_torchs_element():
@@ -477,6 +502,47 @@ def test_in_place_on_a_no_grad_view_in_grad_mode_is_refused():
             v = h[:1]
         v.mul_(2)
     both_raise(program)
+
+
+def _strided(lib):
+    return lib.arange(24.0).reshape(4, 6).t()[::2]  # (3, 4) with strides (2, 6): not dense
+
+
+@pytest.mark.parametrize("op", [
+    lambda lib, a: a.index_add(1, lib.tensor([0]), a[:, :1]),
+    lambda lib, a: a.masked_fill(a > 3, 1.0),
+    lambda lib, a: a.scatter(0, lib.zeros(1, 4, dtype=lib.int64), 1.0),
+    lambda lib, a: a.scatter_add(0, lib.zeros(1, 4, dtype=lib.int64), a[:1]),
+    lambda lib, a: a.scatter_reduce(0, lib.zeros(1, 4, dtype=lib.int64), a[:1], "amax"),
+    lambda lib, a: lib.where(a > 3, a, 0.0),
+    lambda lib, a: a.index_put((lib.tensor([0]),), lib.tensor(1.0)),
+    lambda lib, a: a.clone(),
+], ids=["index_add", "masked_fill", "scatter", "scatter_add", "scatter_reduce", "where",
+        "index_put", "clone"])
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_results_of_writes_have_torchs_strides_so_view_agrees(op, layout):
+    def program(lib):
+        a = lib.arange(12.0).reshape(4, 3).t() if layout == "transposed" else _strided(lib)
+        out = op(lib, a)
+        try:
+            flat = out.view(-1)
+        except RuntimeError:
+            flat = None
+        return out, out.stride(), flat
+    check(program)
+
+
+def test_masked_fill_of_an_expanded_view_warns_and_writes_the_shared_element_as_torch():
+    def program(lib):
+        base = lib.tensor([1, 2, 3], dtype=lib.int8)
+        base[:1].expand(3).masked_fill_(lib.tensor([False, True, False]), 17)
+        base[1:].reshape(2, 1).expand(2, 3).masked_fill_(lib.tensor([[False], [True]]), -5)
+        return base
+    with pytest.warns(UserWarning, match="expanded"):
+        program(learntorch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(program)
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 3), (0, 0)])
