@@ -137,7 +137,9 @@ class Prod(Function):
         g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
-            return g * ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
+            # (grad * (product / xi): torch's order, so the rounding is its own too)
+            others = ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x
+            return g * others, None, None, None
         if math.prod([x.shape[d] for d in ctx.dims]) == 1:
             return g, None, None, None  # one factor: torch passes grad on (no graph to go on)
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead

@@ -86,6 +86,43 @@ def test_float16_with_a_scalar_rounds_like_torch(program):
     check(program)
 
 
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor(0.37) * lib.tensor([297.0], dtype=lib.float16),
+    lambda lib: lib.mul(lib.tensor(0.37), lib.tensor([297.0], dtype=lib.float16)),
+    lambda lib: lib.tensor(0.37) / lib.tensor([297.0], dtype=lib.float16),
+    lambda lib: lib.tensor(2 ** 31 - 1, dtype=lib.int32) // lib.tensor(0.24, dtype=lib.float16),
+    lambda lib: lib.tensor(2 ** 31 - 1, dtype=lib.int32) / lib.tensor(0.24, dtype=lib.float16),
+    lambda lib: lib.tensor(0.24, dtype=lib.float16) // lib.tensor(2 ** 31 - 1, dtype=lib.int32),
+    lambda lib: lib.tensor([0.24], dtype=lib.float16) / lib.tensor(70001, dtype=lib.int32),
+    lambda lib: 0.37 // lib.tensor([297.0], dtype=lib.float16),
+], ids=["0-d times", "mul", "0-d divided", "int32 floordiv", "int32 div", "by int32",
+        "by 0-d int", "number floordiv"])
+def test_float16_reads_only_a_second_scalar_operand_in_float32_as_torch(program):
+    """torch's kernels read the *second* operand, when a scalar, in float32; the first is
+    converted to float16 first (2**31 - 1 becomes inf)."""
+    check(program)
+
+
+def test_division_differentiates_twice_with_torchs_rounding():
+    """d(a/b)/db = -grad * ((a / b) / b), in torch's order: the prod of one factor, whose
+    second derivative is exactly 0 in torch, is exactly 0 here too."""
+    def program(lib):
+        x = lib.tensor([[-4.0], [-0.33], [2.52]], requires_grad=True)
+        g, = lib.autograd.grad(x.prod(-1).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return x.grad
+    check(program)
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((1,), 0), ((), 0), ((3, 1), 0)])
+def test_cumprod_along_one_element_passes_the_gradient_on_as_torch(shape, dim):
+    def program(lib):
+        x = lib.full(shape, 2.0, dtype=lib.float64).requires_grad_()
+        g, = lib.autograd.grad(x.cumprod(dim).sum(), x, create_graph=True)
+        return g, g.requires_grad
+    check(program)
+
+
 @given(st.lists(st.floats(-60000, 60000, width=16, allow_nan=False), min_size=1, max_size=8),
        st.sampled_from([0.37, 1.1, 3, 7.77, 0.1, 2049, -2.5]),
        st.sampled_from(["mul", "div", "floordiv", "add", "sub", "rsub", "rdiv", "mod"]))
