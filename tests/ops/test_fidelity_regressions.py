@@ -114,6 +114,11 @@ def test_division_differentiates_twice_with_torchs_rounding():
     check(program)
 
 
+def test_kthvalue_of_a_0d_bool_is_its_value_as_torch():
+    check(lambda lib: tuple(lib.tensor(True).kthvalue(1)))
+    both_raise(lambda lib: lib.tensor([True, False]).kthvalue(1))
+
+
 @pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((1,), 0), ((), 0), ((3, 1), 0)])
 def test_cumprod_along_one_element_passes_the_gradient_on_as_torch(shape, dim):
     def program(lib):
