@@ -265,7 +265,7 @@ max_result = collections.namedtuple("max", ["values", "indices"])
 min_result = collections.namedtuple("min", ["values", "indices"])
 
 
-def _variance(ctx, x, dims, correction, keepdim):
+def _variance(ctx, x, dims, correction, keepdim, sqrt=False):
     """Forward of var: mean squared distance from the mean, divided by n - correction.
 
     Also stores in ``ctx`` what the backward rules share.  A divisor <= 0 (fewer
@@ -274,7 +274,7 @@ def _variance(ctx, x, dims, correction, keepdim):
     n = math.prod([x.shape[d] for d in dims]) if dims else 1
     ctx.dims, ctx.keepdim, ctx.count = dims, keepdim, n
     ctx.divisor = builtins.max(n - correction, 0)
-    return backends.current.var_mean(x._data, dims, correction, keepdim)
+    return backends.current.var_mean(x._data, dims, correction, keepdim, sqrt)
 
 
 def _variance_grad(ctx, x, grad):
@@ -317,7 +317,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        std = wrap(backends.current.sqrt(_variance(ctx, x, dims, correction, keepdim)[0]))
+        std = wrap(_variance(ctx, x, dims, correction, keepdim, sqrt=True)[0])
         ctx.save_for_backward(x, std)
         return std
 
@@ -357,8 +357,8 @@ class StdMean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        var, mean = _variance(ctx, x, dims, correction, keepdim)
-        std = wrap(backends.current.sqrt(var))
+        std, mean = _variance(ctx, x, dims, correction, keepdim, sqrt=True)
+        std = wrap(std)
         ctx.save_for_backward(x, std)
         ctx.set_materialize_grads(False)  # an unused output adds nothing (not 0 * nan)
         return std, wrap(mean)

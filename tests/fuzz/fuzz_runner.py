@@ -42,20 +42,22 @@ def _dtype_name(t):
     return t.dtype.name if isinstance(t, learntorch.Tensor) else str(t.dtype).replace("torch.", "")
 
 
-def _same_value(lt, th, what, precision=None):
+def _same_value(lt, th, what, precision=None, slack=1):
     """Raise ``Failed`` unless learntorch's result ``lt`` is torch's ``th``.
 
     ``precision`` (for gradients): compare at that float dtype's tolerance, relative to
     the largest magnitude in the tensor -- a gradient is a sum of products, and rounding
     in a different (equally valid) order leaves an error of the size of its largest
     terms, not of each element; a program mixing float32 and float64 rounds some
-    float64 gradients through float32 intermediates.
+    float64 gradients through float32 intermediates.  ``slack`` widens the tolerance:
+    a second derivative goes through about twice as many roundings, and where it is 0
+    exactly, either library may return rounding noise (a few float32 ulps) instead.
     """
     if isinstance(th, (tuple, list)):
         if not isinstance(lt, (tuple, list)) or len(lt) != len(th):
             raise Failed("type", f"{what}: {lt!r} vs torch's {th!r}")
         for k, (a, b) in enumerate(zip(lt, th)):
-            _same_value(a, b, f"{what}[{k}]", precision)
+            _same_value(a, b, f"{what}[{k}]", precision, slack)
         return
     if torch is not None and isinstance(th, torch.Tensor):
         if not isinstance(lt, learntorch.Tensor):
@@ -70,7 +72,7 @@ def _same_value(lt, th, what, precision=None):
         a = lt.detach().numpy()
         b = th.detach().numpy(force=True)  # (force: torch's lazy ZeroTensor gradients)
         if a.dtype.kind == "f":
-            rtol, atol = TOLERANCE[precision or a.dtype.name]
+            rtol, atol = (slack * t for t in TOLERANCE[precision or a.dtype.name])
             a64, b64 = a.astype(np.float64), b.astype(np.float64)
             if precision is not None:
                 finite = np.abs(b64[np.isfinite(b64)])
@@ -184,7 +186,7 @@ def _compare_gradients(program, variables):
         precision = max((spec["dtype"] for spec in program["inputs"]),
                         key=lambda name: TOLERANCE[name][0])
         try:
-            _same_value(lt, th, f"{kind} of the leaves", precision)
+            _same_value(lt, th, f"{kind} of the leaves", precision, slack=10 ** (order - 1))
         except Failed as failure:
             raise Failed(kind, failure.detail) from None
 

@@ -114,6 +114,20 @@ def test_division_differentiates_twice_with_torchs_rounding():
     check(program)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_variance_and_std_round_once_from_double_as_torch(dtype):
+    """torch accumulates var/std of float32 and float16 in double: bit for bit here too, so
+    a later sort or quantile orders equal variances as torch does."""
+    values = np.random.default_rng(0).normal(size=(50, 7)).round(2) * 3
+
+    def program(lib):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        tied = lib.tensor([[2.0, -0.0, 2.0], [-2.0, -0.0, -0.0]], dtype=getattr(lib, dtype))
+        return (lib.var_mean(x, 0), lib.std_mean(x, 0, correction=0), x.std(0), x.var(1),
+                tied.var(-1), lib.quantile(tied.float().var(-1), 0.3))
+    check(program)
+
+
 def test_kthvalue_of_a_0d_bool_is_its_value_as_torch():
     check(lambda lib: tuple(lib.tensor(True).kthvalue(1)))
     both_raise(lambda lib: lib.tensor([True, False]).kthvalue(1))
