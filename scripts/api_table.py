@@ -578,6 +578,11 @@ how it is implemented rather than a rule a program can rely on:
   100,000 elements of such rows in one call. Beyond that, ties keep their input order
   (`stable=True`'s): torch documents the order of ties as unspecified, and a Python replay of
   millions of elements would take minutes.
+- **The last bit of a result** computed in another order: sums and means (numpy adds
+  pairwise, torch in its own blocks), float64 variances (torch: Welford's running update),
+  matrix products. Results agree to the dtype's precision; the fuzzer compares them so, and
+  gradients relative to their largest element (a second derivative that is exactly 0 may
+  come back from either library as a few ulps of rounding noise).
 - **Inference tensors** are marked (`is_inference()`), and one cannot be made to require grad
   outside `inference_mode`, as in torch; torch's other refusals for them (an in-place change
   outside `inference_mode`, saving one for backward) are not reproduced.
