@@ -128,6 +128,12 @@ def test_variance_and_std_round_once_from_double_as_torch(dtype):
     check(program)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_var_mean_of_a_row_with_nan_before_its_one_infinity_is_nan_as_torch(dtype):
+    values = [[NAN, -0.0, INF], [1.0, 2.0, INF], [INF, 1.0, NAN], [0.5, NAN, -INF]]
+    check(lambda lib: lib.var_mean(lib.tensor(values, dtype=getattr(lib, dtype)), 1))
+
+
 def test_kthvalue_of_a_0d_bool_is_its_value_as_torch():
     check(lambda lib: tuple(lib.tensor(True).kthvalue(1)))
     both_raise(lambda lib: lib.tensor([True, False]).kthvalue(1))

@@ -29,7 +29,8 @@ def _running_mean_with_infinities(x, dims, mean):
     kept = [d for d in range(x.ndim) if d not in dims]
     rows = np.transpose(x, kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
     last = rows[..., -1].reshape(mean.shape)
-    alone_and_last = (count == 1) & np.isinf(last)
+    # (a nan anywhere in the row makes the running mean nan before the infinity comes)
+    alone_and_last = (count == 1) & np.isinf(last) & ~np.isnan(mean)
     return np.where(count == 0, mean, np.where(alone_and_last, last, np.nan)).astype(x.dtype)
 
 
