@@ -67,6 +67,17 @@ REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/compiler 
 # --- benchmarks --------------------------------------------------------------
 BENCH_ARGS ?= --markdown BENCHMARKS.md
 
+# --- the differential fuzzer (tests/fuzz) ----------------------------------
+# `make test` runs its fast profile; `make fuzz` the long one: FUZZ_EXAMPLES programs per
+# area (all areas, or those named in FUZZ_AREAS); another FUZZ_SEED draws other programs;
+# FUZZ_MINUTES stops it early (after the batch that passes it).
+FUZZ_EXAMPLES ?= 2000
+FUZZ_AREAS ?=
+FUZZ_SEED ?= 0
+FUZZ_MINUTES ?=
+FUZZ_ARGS := --examples $(FUZZ_EXAMPLES) --seed $(FUZZ_SEED) $(foreach a,$(FUZZ_AREAS),--area $(a)) \
+	$(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES))
+
 # --- JupyterLab --------------------------------------------------------------
 # Served on this machine only.  On a remote or headless machine, for example:
 #   make lab LAB_IP=0.0.0.0 LAB_ARGS=--no-browser
@@ -76,7 +87,7 @@ LAB_ARGS ?=
 # Jupyter refuses to run as root unless told that it is meant.
 LAB_ROOT_ARG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help system-deps venv venv-lab lab test check bench api-table clean distclean
+.PHONY: help system-deps venv venv-lab lab test check bench fuzz api-table clean distclean
 
 help:
 	@echo "make lab          install what a learner needs ($(LAB_EXTRAS)), open the course (chapters/) in JupyterLab"
@@ -86,6 +97,7 @@ help:
 	@echo "make system-deps  install the Debian/Ubuntu packages: $(strip $(APT_PACKAGES))"
 	@echo "make check        run the tests only, installing nothing (PYTEST_ARGS=tests/ops)"
 	@echo "make bench        run the benchmarks, write BENCHMARKS.md (BENCH_ARGS='$(BENCH_ARGS)')"
+	@echo "make fuzz         the long differential fuzz run against PyTorch (FUZZ_EXAMPLES per area)"
 	@echo "make api-table    regenerate docs/api.md from the code"
 	@echo "make clean        remove caches and build files (keeps $(VENV)); distclean removes it too"
 	@echo "Variables: PYTHON=$(PYTHON) WITH_CHROMIUM=$(WITH_CHROMIUM) PYTEST_WORKERS=$(PYTEST_WORKERS)"
@@ -150,6 +162,10 @@ check:
 #   make bench BENCH_ARGS=--quick
 bench: venv
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+# prints the cases run per area and the mismatches by class; exits 1 on a silent wrong value
+fuzz: venv
+	$(PY) tests/fuzz/campaign.py $(FUZZ_ARGS)
 
 api-table: venv
 	$(PY) scripts/api_table.py

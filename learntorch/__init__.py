@@ -21,7 +21,7 @@ from .factories import (tensor, as_tensor, from_numpy, zeros, ones, empty, full,
                         multinomial, normal)
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
-from .autograd.grad_mode import inference_mode
+from .autograd.grad_mode import inference_mode, is_inference_mode_enabled
 from . import autograd, backends, cuda, nn
 from . import optim
 from .serialization import save, load

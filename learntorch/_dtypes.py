@@ -19,6 +19,8 @@ kernels do), so a bfloat16 tensor is a numpy array of ``ml_dtypes.bfloat16``.
 import ml_dtypes
 import numpy as np
 
+INF = float("inf")
+
 
 class dtype:
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank")
@@ -240,14 +242,31 @@ def check_scalar_fits(value, d):
                        f"[{np.iinfo(d.np).min}, {np.iinfo(d.np).max}]")
 
 
-def cast_python_scalar(value, d):
+def fill_skips_range_check(d, numel):
+    """Whether torch fills a tensor of dtype ``d`` and ``numel`` elements without the range
+    check: its one-element path does so for float16 (``full((1,), 7e4, dtype=float16)`` is
+    inf, ``full((2,), 7e4, dtype=float16)`` an error) -- an accident, followed to agree."""
+    return d is float16 and numel == 1
+
+
+_C_FLOAT_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def cast_python_scalar(value, d, to_inf=False):
     """A Python number as dtype ``d`` stores it (after ``check_scalar_fits``): ints wrap into
-    uint8, floats truncate towards zero into integer dtypes, anything nonzero is True,
-    and a float too large for float16 becomes inf."""
+    uint8, floats truncate towards zero into integer dtypes, anything nonzero is True.
+    A finite number beyond a floating dtype's range is torch's RuntimeError, as in
+    ``fill_``, ``full``, ``clamp``, ``masked_fill`` and ``scatter`` -- or, with ``to_inf``,
+    becomes inf, as an assignment ``x[i] = 1e6`` to a float16 tensor does in torch."""
     check_scalar_fits(value, d)
     if d is bool_:
         return bool(value)
     if d.is_floating_point:
+        limit = float(np.finfo(d.np).max)
+        if not to_inf and abs(float(value)) > limit and float(value) not in (INF, -INF):
+            raise RuntimeError(f"value cannot be converted to type {_C_FLOAT_NAMES[d.name]} "
+                               f"without overflow: {value} is outside the range of {d} "
+                               f"[{-limit}, {limit}]")
         with np.errstate(over="ignore"):
             return d.np.type(float(value)).item()
     return int(np.array(int(value), dtype=np.int64).astype(d.np))  # int(): towards zero

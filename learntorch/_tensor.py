@@ -21,6 +21,9 @@ from ._size import Size as _Size
 from .autograd import engine, grad_mode
 from .autograd.function import AccumulateGrad, RemovableHandle, _add_prehook
 
+# where a new tensor gets its version counter (an inference tensor's is marked: grad_mode)
+_grad_state = grad_mode._state
+
 _NUMPY_TO_DTYPE = _dtypes._NUMPY_TO_DTYPE
 _new_size = tuple.__new__
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
@@ -226,8 +229,17 @@ class Tensor:
             raise RuntimeError(
                 f"only Tensors of floating point and complex dtype can require gradients, but this "
                 f"tensor has dtype {self._dtype}. Convert it first, e.g. x.float().requires_grad_()")
+        if requires_grad and self.is_inference() and not grad_mode._state.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed. Make it under no_grad() instead of inference_mode(), or use a copy: "
+                "x.clone().requires_grad_()")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """Made under ``inference_mode`` (or a view of such a tensor)."""
+        return self._version_counter.__class__ is grad_mode.InferenceVersionCounter
 
     @property
     def grad(self):
@@ -478,7 +490,7 @@ def _init_from_array(t, array):
     # a device array (learntorch.backends.cuda.CudaArray) says where it lives
     t._device = CPU if array.__class__ is np.ndarray else array.tensor_device
     # no history yet; the version counter is shared with its views, in-place ops count up
-    t._requires_grad, t._grad_fn, t._version_counter = False, None, [0]
+    t._requires_grad, t._grad_fn, t._version_counter = False, None, _grad_state.new_counter()
 
 
 def _root_array(a):

@@ -182,13 +182,32 @@ def _inplace_of(fn, name):
 
 
 for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
-              "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu masked_fill "
+              "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu "
               "index_add scatter scatter_add scatter_reduce index_put square reciprocal expm1 "
               "log2 log10 erf subtract multiply divide true_divide bitwise_not addcmul addcdiv "
               "lerp tan asin acos atan sinh cosh asinh acosh atanh arcsin arccos arctan arcsinh "
               "arccosh arctanh lgamma digamma logit nan_to_num atan2 arctan2 hypot xlogy fix "
               "tril triu cumsum cumprod negative absolute").split():
     setattr(Tensor, _name + "_", _inplace_of(getattr(Tensor, _name), _name + "_"))
+
+def masked_fill_(self, mask, value):
+    """In-place version of :meth:`masked_fill`.  On an expand()ed view torch warns (it is
+    deprecated) and writes a shared element where any of its aliases is masked: so here."""
+    shared = [d for d, (n, s) in enumerate(zip(self.shape, self.stride())) if s == 0 and n > 1]
+    if not shared or not isinstance(mask, Tensor) or mask.shape != self.shape and len(
+            mask.shape) > self.ndim:
+        return apply_inplace(self, lambda src: src.masked_fill(mask, value), others=(mask,))
+    import warnings
+    warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the "
+                  "tensor before performing this operation.", UserWarning, stacklevel=2)
+    for d in shared:  # the aliases of one element take one decision: any of them masked
+        mask = mask.expand(self.shape).any(d, keepdim=True)
+    mask = mask.expand(self.shape)
+    return apply_inplace(self, lambda src: src.masked_fill(mask, value), others=(mask,),
+                         overlap_ok=True)
+
+
+Tensor.masked_fill_ = masked_fill_
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     setattr(Tensor, _name, getattr(comparison, _name))

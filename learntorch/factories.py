@@ -5,6 +5,7 @@ Every factory takes torch's keywords ``dtype``, ``device`` and
 integers to int64.  ``from_numpy`` and ``as_tensor`` share memory with a numpy
 array; ``tensor`` always copies.
 """
+import math
 import numbers
 
 import numpy as np
@@ -195,8 +196,11 @@ def from_numpy(ndarray):
 
 def _filled(size, value, dtype, device, requires_grad, default=None):
     d = _dtypes.to_dtype(dtype) if dtype is not None else (default or _dtypes.get_default_dtype())
-    value = _dtypes.cast_python_scalar(value, d)  # torch's range checks; -1 in uint8 is 255
-    return _finish(np.full(_size(size), value, dtype=d.np), d, device, requires_grad)
+    shape = _size(size)
+    # torch's range checks; -1 in uint8 is 255
+    value = _dtypes.cast_python_scalar(
+        value, d, to_inf=_dtypes.fill_skips_range_check(d, math.prod(shape)))
+    return _finish(np.full(shape, value, dtype=d.np), d, device, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):

@@ -586,6 +586,67 @@ What holds for every row:
 """
 
 
+# What the fuzzer (tests/fuzz) found different from torch and left so on purpose: torch's
+# behaviour there is an accident of its implementation, not a contract a program can use.
+# The fuzzer does not generate these cases.
+KNOWN_DIFFERENCES = """\
+## Known differences
+
+The differential fuzzer (`tests/fuzz`; `make fuzz` for the long run, its fast profile in
+`make test`) runs generated programs in learntorch and in torch {torch_version} and compares
+values, gradients (first and second order), shapes, dtypes, `requires_grad` and exception
+types. Everything it found was fixed, except these, where torch's result is an accident of
+how it is implemented rather than a rule a program can rely on:
+
+- **Strides of views of empty tensors.** An empty tensor's strides are those torch's view op
+  computed from its base (`torch.zeros(0, 3).t().stride()` is `(1, 3)`); learntorch's are the
+  row-major strides of the view's own shape (`(1, 1)`), because numpy gives empty arrays zero
+  strides. No element is ever read through them; `is_contiguous()` agrees.
+- **The order of ties in a very large unstable sort.** `sort`/`argsort` with `stable=False`
+  (the default; also inside `quantile`) put equal elements in the order torch's CPU sort
+  (libstdc++'s `std::sort`) leaves them, by replaying it on the rows that have ties -- up to
+  100,000 elements of such rows in one call. Beyond that, ties keep their input order
+  (`stable=True`'s): torch documents the order of ties as unspecified, and a Python replay of
+  millions of elements would take minutes.
+- **The last bit of a result** computed in another order: sums and means (numpy adds
+  pairwise, torch in its own blocks), float64 variances (torch: Welford's running update),
+  matrix products. Results agree to the dtype's precision; the fuzzer compares them so, and
+  gradients relative to their largest element (a second derivative that is exactly 0 may
+  come back from either library as a few ulps of rounding noise).
+- **`remainder` (`%`) of floats whose quotient is large.** torch's CPU loop computes
+  `a - b * floor(a / b)` in its vectorized part and `fmod` (then a correction) in its scalar
+  part, so which formula an element gets depends on the tensor's length and layout; they
+  differ in the last bits when `|a / b|` is large (float32: about 1e-5 relative at 200).
+  learntorch always takes numpy's `fmod`-based remainder.
+- **`copy_` from a source that is the destination's own memory rearranged**
+  (`x.copy_(x[:, 0])`, broadcast over `x`): torch does not refuse it and its result depends
+  on the order its loop writes in; learntorch reads the whole source first, as if it were a
+  copy. (Partial overlaps that torch refuses, such as `x[1:].copy_(x[:-1])`, are refused.)
+- **Inference tensors** are marked (`is_inference()`), and one cannot be made to require grad
+  outside `inference_mode`, as in torch; torch's other refusals for them (an in-place change
+  outside `inference_mode`, saving one for backward) are not reproduced.
+"""
+
+
+def probe_section():
+    """The API probe's missing names (scripts/api_probe.py), listed by group."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("api_probe", ROOT / "scripts" / "api_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    absent, total = probe.missing(), len(probe.load())
+    lines = ["\n## API probe\n",
+             f"`scripts/api_probe.txt` holds {total} torch names a course program plausibly "
+             "reaches for (creation, math, reductions, shapes, Tensor methods, `nn.functional`, "
+             "`nn` modules, `optim` and `lr_scheduler`, data), written independently of what "
+             "learntorch has; `python scripts/api_probe.py` reports which are missing (the "
+             f"target: at most {probe.TARGET}). "
+             f"{len(absent)} of {total} are missing today:\n",
+             "| group | missing name |", "| --- | --- |"]
+    lines += [f"| {group} | `{name}` |" for group, name in absent]
+    return "\n".join(lines) + "\n"
+
+
 def render():
     import learntorch
     import torch
@@ -605,7 +666,9 @@ def render():
         for r in rows:
             out.append(f"| `{r['name']}` | {r['kind']} | {r['torch']} | {r['signature']} | "
                        f"{escape('; '.join(r['notes']))} |")
-    return "\n".join(out) + "\n"
+    out.append("\n" + KNOWN_DIFFERENCES.format(torch_version=TORCH_VERSION))
+    out.append(probe_section())
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def main(argv=None):

@@ -151,7 +151,10 @@ def test_the_table_lists_every_public_name_once():
     require_torch()
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     sections = text.split("\n## ")[1:]
-    assert len(sections) == len(NAMESPACES)
+    # after the namespaces, the fuzzer's known differences and the API probe (not names)
+    assert [s.splitlines()[0] for s in sections[len(NAMESPACES):]] == ["Known differences",
+                                                                      "API probe"]
+    sections = sections[:len(NAMESPACES)]
     for (lt_path, _), section in zip(NAMESPACES, sections):
         assert section.startswith(f"`{lt_path}`")
         rows = [line.split("|")[1].strip().strip("`") for line in section.splitlines()

@@ -7,11 +7,20 @@ every operation, so reading it must stay cheap: ``is_grad_enabled()``.
 import functools
 import threading
 
+class InferenceVersionCounter(list):
+    """The version counter of a tensor made under ``inference_mode`` (and of its views, which
+    share it): its type marks an *inference tensor*, which torch never lets require grad."""
+
+
 class _GradState(threading.local):
     """Grad mode is per thread, as in torch: a no_grad block in one thread (a data-loading
     thread, a widget's timer) must not switch recording off in another."""
 
     enabled = True
+    # makes a new tensor's version counter ([0]); a C-level call, so tensor creation stays
+    # cheap and the reading walk does not step into it; inference_mode swaps it
+    new_counter = functools.partial(list, (0,))
+    inference = False
 
 
 _state = _GradState()
@@ -19,6 +28,10 @@ _state = _GradState()
 
 def is_grad_enabled():
     return _state.enabled
+
+
+def is_inference_mode_enabled():
+    return _state.inference
 
 
 class _GradModeContext:
@@ -104,8 +117,15 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self):
         self._previous = _state.enabled
+        self._previous_inference = _state.inference, _state.new_counter
         if self._mode:
             _state.enabled = False
+            _state.inference = True
+            _state.new_counter = functools.partial(InferenceVersionCounter, (0,))
+
+    def __exit__(self, *exc):
+        _state.inference, _state.new_counter = self._previous_inference
+        return super().__exit__(*exc)
 
     def _clone(self):
         return inference_mode(self._mode)

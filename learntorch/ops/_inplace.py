@@ -314,7 +314,8 @@ def fill_(x, value):
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not "
                         f"{type(value).__name__}")
-    value = _dtypes.cast_python_scalar(value, x._dtype)
+    value = _dtypes.cast_python_scalar(
+        value, x._dtype, to_inf=_dtypes.fill_skips_range_check(x._dtype, x._data.size))
     return apply_inplace(x, lambda src: Fill.apply(src, value), fast=lambda: _fill(x, value),
                          overlap_ok=True)
 

@@ -190,7 +190,10 @@ class ClampTensor(Clamp):
 
 
 def _bound(b, dtype):
-    return b._data.astype(dtype.np, copy=False) if isinstance(b, Tensor) else b  # (or None)
+    if isinstance(b, Tensor):
+        return b._data.astype(dtype.np, copy=False)
+    # a number as the result's dtype stores it: -1 wraps into uint8 (255), 300 raises, as torch
+    return None if b is None else _dtypes.cast_python_scalar(b, dtype)
 
 
 def tanh(input):

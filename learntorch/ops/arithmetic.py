@@ -33,8 +33,10 @@ def _operands(a, b, op, dtype=None):
     tensor by a scalar (a Python number or a 0-d tensor) in float32 ("opmath") and
     rounds once, so ``float16(297) * 0.37`` is 109.875, where rounding 0.37 to float16
     first gives 109.9375.  Those operands come back in float32; the op's result is
-    cast to ``dtype`` (``_result``).  (+ and - round the scalar to float16 first in
-    torch too, which is what computing in float16 does.)"""
+    cast to ``dtype`` (``_result``).  Only a scalar *second* operand is read so: the
+    first is converted to float16 first (``tensor(0.37) * float16(297)`` is 109.9375,
+    an int32 too large for float16 is inf).  (+ and - round the scalar to float16 first
+    in torch too, which is what computing in float16 does.)"""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._device is not b._device and a._device != b._device:
             check_same_device(a, b)
@@ -48,10 +50,12 @@ def _operands(a, b, op, dtype=None):
 
 
 def _opmath(a, b, dtype):
-    """The operands of a float16 mul/div/floor_divide (see _operands): in float32 when one
-    of them is a scalar, else in ``dtype``."""
-    if dtype.is_floating_point and (_is_scalar(a) or _is_scalar(b)):
-        return _in_dtype(a, _dtypes.float32), _in_dtype(b, _dtypes.float32), dtype
+    """The operands of a float16 mul/div/floor_divide (see _operands): in float32 when the
+    second is a scalar (the first converted to ``dtype`` on the way), else in ``dtype``."""
+    if dtype.is_floating_point and _is_scalar(b):
+        a = _in_dtype(a, dtype)
+        return (a.astype(np.float32) if isinstance(a, np.ndarray) else a,
+                _in_dtype(b, _dtypes.float32), dtype)
     return _in_dtype(a, dtype), _in_dtype(b, dtype), dtype
 
 
@@ -246,7 +250,8 @@ class Div(Function):
         # d(a / b) = da / b - a * db / b^2
         a, b = _load(ctx)
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        # (as -grad * ((a / b) / b): torch's order, so a second derivative rounds as its own)
+        gb = -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 

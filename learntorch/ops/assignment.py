@@ -27,7 +27,7 @@ def setitem(x, index, value):
     elif not isinstance(value, Tensor):
         if not isinstance(value, (bool, int, float, np.number, np.bool_)):
             raise TypeError(f"can't assign a {type(value).__name__} to a {x._type_name()}")
-        value = _cast_scalar(value, x)
+        value = _cast_scalar(value, x, to_inf=True)  # x[i] = 1e6 in float16: inf, as torch
     region, advanced = _convert_index(x, index)
     if isinstance(value, Tensor):
         value = _fit_value(x, region, value)

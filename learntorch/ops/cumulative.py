@@ -52,6 +52,8 @@ class Cumprod(Function):
         if grad.ndim == 0:
             return grad, None, None
         d = ctx.dim
+        if x.shape[d] == 1:  # one factor: torch passes grad on (no graph to go on)
+            return grad, None, None
         if not (x == 0).any():  # sum_{j >= i} g_j out_j, divided by x_i
             return (grad * out).flip(d).cumsum(d).flip(d) / x, None, None
         return _cumprod_grad_with_zeros(x, grad, d), None, None

@@ -594,7 +594,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         return ScatterWithReduce.apply(input, d, index, src, reduce)
     if isinstance(src, Tensor):
         return Scatter.apply(input, d, index, src)
-    return ScatterValue.apply(input, d, index, _cast_scalar(src, input))
+    # torch converts (and range-checks) the number only when an element is written
+    return ScatterValue.apply(input, d, index, _cast_scalar(src, input) if index.numel() else 0)
 
 
 _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -615,12 +616,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))
 
 
-def _cast_scalar(value, input):
+def _cast_scalar(value, input, to_inf=False):
     """A Python number in the tensor's dtype (torch truncates floats written to ints, and
-    wraps out-of-range ints into the small integer types)."""
+    wraps out-of-range ints into the small integer types; ``to_inf``: see cast_python_scalar)."""
     if isinstance(value, Tensor):
         value = value.item()
-    return _dtypes.cast_python_scalar(value, input._dtype)
+    return _dtypes.cast_python_scalar(value, input._dtype, to_inf)
 
 
 class IndexSelect(Function):

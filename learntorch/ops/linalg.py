@@ -306,7 +306,7 @@ class CdistDoubleBackward(Function):
         raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
 
 
-def cdist(x1, x2, p=2.0, compute_mode=None):
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between every row of ``x1`` (..., P, M) and every row of ``x2``
     (..., R, M): a (..., P, R) tensor; its gradient is the norm's (0 where two rows
     coincide, as torch's)."""
@@ -325,7 +325,29 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1._dtype}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _CDIST_MODES[compute_mode]
+    many_rows = x1.shape[-2] > 25 or x2.shape[-2] > 25
+    if p == 2 and x1.numel() and x2.numel() and (mode == "mm" or mode == "if" and many_rows):
+        return _euclidean_dist(x1, x2)
     return Cdist.apply(x1, x2, float(p))
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": "if",
+                "use_mm_for_euclid_dist": "mm", "donot_use_mm_for_euclid_dist": "direct"}
+
+
+def _euclidean_dist(x1, x2):
+    """torch's cdist for p = 2 on more than 25 rows (or when asked): one matmul,
+    sqrt(|a|^2 - 2 a.b + |b|^2), clamped at 1e-30 first -- tensor ops, so it has second
+    derivatives (the direct ``Cdist`` has only first ones, as torch's)."""
+    from .joining import cat
+    x1_norm = x1.pow(2).sum(-1, keepdim=True)
+    x2_norm = x2.pow(2).sum(-1, keepdim=True)
+    x1_ = cat([x1.mul(-2), x1_norm, x1_norm.new_ones(x1_norm.shape)], -1)
+    x2_ = cat([x2, x2_norm.new_ones(x2_norm.shape), x2_norm], -1)
+    return x1_.matmul(x2_.transpose(-1, -2)).clamp_min(1e-30).sqrt()
 
 
 _SHORT = {"float32": "Float", "float64": "Double", "float16": "Half"}

@@ -168,7 +168,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     require_tensors("kthvalue", ("input", input))
     d = input._wrap_dim(dim)
     _check_dim_not_empty(input, d, "kthvalue")
-    _not_for_bool(input, "kthvalue_cpu")
+    if input.ndim:  # (torch's kernel is never reached for one number, bool or not)
+        _not_for_bool(input, "kthvalue_cpu")
     size = input.shape[d] if input.ndim else 1
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise TypeError(f"kthvalue(): argument 'k' (position 2) must be int, not "

@@ -137,7 +137,11 @@ class Prod(Function):
         g = ExpandBack.apply(grad, x.shape, ctx.dims, ctx.keepdim)
         if not (x == 0).any():
             # d(x1 * x2 * ... * xn)/dxi is the product of the others = product / xi
-            return g * ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x, None, None, None
+            # (grad * (product / xi): torch's order, so the rounding is its own too)
+            others = ExpandBack.apply(out, x.shape, ctx.dims, ctx.keepdim) / x
+            return g * others, None, None, None
+        if math.prod([x.shape[d] for d in ctx.dims]) == 1:
+            return g, None, None, None  # one factor: torch passes grad on (no graph to go on)
         # a zero turns product / xi into 0 / 0: multiply the others explicitly instead
         return g * _product_of_others(x, ctx.dims), None, None, None
 
@@ -261,7 +265,7 @@ max_result = collections.namedtuple("max", ["values", "indices"])
 min_result = collections.namedtuple("min", ["values", "indices"])
 
 
-def _variance(ctx, x, dims, correction, keepdim):
+def _variance(ctx, x, dims, correction, keepdim, sqrt=False):
     """Forward of var: mean squared distance from the mean, divided by n - correction.
 
     Also stores in ``ctx`` what the backward rules share.  A divisor <= 0 (fewer
@@ -270,7 +274,7 @@ def _variance(ctx, x, dims, correction, keepdim):
     n = math.prod([x.shape[d] for d in dims]) if dims else 1
     ctx.dims, ctx.keepdim, ctx.count = dims, keepdim, n
     ctx.divisor = builtins.max(n - correction, 0)
-    return backends.current.var_mean(x._data, dims, correction, keepdim)
+    return backends.current.var_mean(x._data, dims, correction, keepdim, sqrt)
 
 
 def _variance_grad(ctx, x, grad):
@@ -313,7 +317,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        std = wrap(backends.current.sqrt(_variance(ctx, x, dims, correction, keepdim)[0]))
+        std = wrap(_variance(ctx, x, dims, correction, keepdim, sqrt=True)[0])
         ctx.save_for_backward(x, std)
         return std
 
@@ -353,8 +357,8 @@ class StdMean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        var, mean = _variance(ctx, x, dims, correction, keepdim)
-        std = wrap(backends.current.sqrt(var))
+        std, mean = _variance(ctx, x, dims, correction, keepdim, sqrt=True)
+        std = wrap(std)
         ctx.save_for_backward(x, std)
         ctx.set_materialize_grads(False)  # an unused output adds nothing (not 0 * nan)
         return std, wrap(mean)

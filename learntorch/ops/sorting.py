@@ -61,9 +61,10 @@ class Sort(_SelectAlongDim):
     node_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim, descending):
+    def forward(ctx, x, dim, descending, stable):
         a = x._data.reshape(1) if x.ndim == 0 else x._data
-        return _SelectAlongDim.select(ctx, x, dim, backends.current.argsort(a, dim, descending))
+        order = backends.current.argsort(a, dim, descending, stable)
+        return _SelectAlongDim.select(ctx, x, dim, order)
 
 
 class Topk(_SelectAlongDim):
@@ -87,7 +88,8 @@ def _dim(input, dim, name):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """(values, indices) sorted along ``dim``: ascending, or descending with ``descending=True``."""
     require_tensors("sort", ("input", input))
-    return sort_result(*Sort.apply(input, _dim(input, dim, "sort"), bool(descending)))
+    return sort_result(*Sort.apply(input, _dim(input, dim, "sort"), bool(descending),
+                                   bool(stable)))
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
@@ -95,7 +97,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     require_tensors("argsort", ("input", input))
     d = _dim(input, dim, "argsort")
     a = input._data.reshape(1) if input.ndim == 0 else input._data
-    return wrap(backends.current.argsort(a, d, bool(descending)).reshape(input.shape))
+    return wrap(backends.current.argsort(a, d, bool(descending), bool(stable))
+                .reshape(input.shape))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):

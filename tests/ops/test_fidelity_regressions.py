@@ -7,6 +7,7 @@ be equal (values, dtypes, shapes -- bit for bit where the computation is the sam
 both must raise the same exception type.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -85,6 +86,68 @@ def test_float16_with_a_scalar_rounds_like_torch(program):
     check(program)
 
 
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor(0.37) * lib.tensor([297.0], dtype=lib.float16),
+    lambda lib: lib.mul(lib.tensor(0.37), lib.tensor([297.0], dtype=lib.float16)),
+    lambda lib: lib.tensor(0.37) / lib.tensor([297.0], dtype=lib.float16),
+    lambda lib: lib.tensor(2 ** 31 - 1, dtype=lib.int32) // lib.tensor(0.24, dtype=lib.float16),
+    lambda lib: lib.tensor(2 ** 31 - 1, dtype=lib.int32) / lib.tensor(0.24, dtype=lib.float16),
+    lambda lib: lib.tensor(0.24, dtype=lib.float16) // lib.tensor(2 ** 31 - 1, dtype=lib.int32),
+    lambda lib: lib.tensor([0.24], dtype=lib.float16) / lib.tensor(70001, dtype=lib.int32),
+    lambda lib: 0.37 // lib.tensor([297.0], dtype=lib.float16),
+], ids=["0-d times", "mul", "0-d divided", "int32 floordiv", "int32 div", "by int32",
+        "by 0-d int", "number floordiv"])
+def test_float16_reads_only_a_second_scalar_operand_in_float32_as_torch(program):
+    """torch's kernels read the *second* operand, when a scalar, in float32; the first is
+    converted to float16 first (2**31 - 1 becomes inf)."""
+    check(program)
+
+
+def test_division_differentiates_twice_with_torchs_rounding():
+    """d(a/b)/db = -grad * ((a / b) / b), in torch's order: the prod of one factor, whose
+    second derivative is exactly 0 in torch, is exactly 0 here too."""
+    def program(lib):
+        x = lib.tensor([[-4.0], [-0.33], [2.52]], requires_grad=True)
+        g, = lib.autograd.grad(x.prod(-1).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return x.grad
+    check(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_variance_and_std_round_once_from_double_as_torch(dtype):
+    """torch accumulates var/std of float32 and float16 in double: bit for bit here too, so
+    a later sort or quantile orders equal variances as torch does."""
+    values = np.random.default_rng(0).normal(size=(50, 7)).round(2) * 3
+
+    def program(lib):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        tied = lib.tensor([[2.0, -0.0, 2.0], [-2.0, -0.0, -0.0]], dtype=getattr(lib, dtype))
+        return (lib.var_mean(x, 0), lib.std_mean(x, 0, correction=0), x.std(0), x.var(1),
+                tied.var(-1), lib.quantile(tied.float().var(-1), 0.3))
+    check(program)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_var_mean_of_a_row_with_nan_before_its_one_infinity_is_nan_as_torch(dtype):
+    values = [[NAN, -0.0, INF], [1.0, 2.0, INF], [INF, 1.0, NAN], [0.5, NAN, -INF]]
+    check(lambda lib: lib.var_mean(lib.tensor(values, dtype=getattr(lib, dtype)), 1))
+
+
+def test_kthvalue_of_a_0d_bool_is_its_value_as_torch():
+    check(lambda lib: tuple(lib.tensor(True).kthvalue(1)))
+    both_raise(lambda lib: lib.tensor([True, False]).kthvalue(1))
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((1,), 0), ((), 0), ((3, 1), 0)])
+def test_cumprod_along_one_element_passes_the_gradient_on_as_torch(shape, dim):
+    def program(lib):
+        x = lib.full(shape, 2.0, dtype=lib.float64).requires_grad_()
+        g, = lib.autograd.grad(x.cumprod(dim).sum(), x, create_graph=True)
+        return g, g.requires_grad
+    check(program)
+
+
 @given(st.lists(st.floats(-60000, 60000, width=16, allow_nan=False), min_size=1, max_size=8),
        st.sampled_from([0.37, 1.1, 3, 7.77, 0.1, 2049, -2.5]),
        st.sampled_from(["mul", "div", "floordiv", "add", "sub", "rsub", "rdiv", "mod"]))
@@ -117,6 +180,63 @@ def test_topk_picks_the_same_indices_among_ties_as_torch(values, data):
     largest, sorted_ = data.draw(st.booleans(), label="largest"), data.draw(st.booleans())
     check(lambda lib: lib.topk(lib.tensor(values, dtype=lib.float32), k, largest=largest,
                                sorted=sorted_))
+
+
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, NAN]), min_size=17, max_size=120),
+       st.sampled_from(["float32", "float64", "int64", "uint8"]), st.booleans(), st.data())
+def test_unstable_sort_orders_ties_as_torch(values, dtype, descending, data):
+    """torch's default sort is std::sort: beyond 16 elements, ties come in its order."""
+    if dtype in ("int64", "uint8"):
+        values = [0.0 if v != v else v for v in values]
+    rows = data.draw(st.sampled_from([1, 2, 3]), label="rows")
+    dim = data.draw(st.sampled_from([0, -1]), label="dim")
+
+    def program(lib):
+        x = lib.tensor(values * rows, dtype=getattr(lib, dtype)).reshape(rows, -1)
+        x = x if dim == -1 else x.t()
+        return x.sort(dim, descending=descending), x.argsort(dim, descending=descending)
+    check(program)
+
+
+def test_quantile_of_ties_sends_the_gradient_to_torchs_elements():
+    values = [float(v % 4) for v in range(7, 47)]  # 40 elements, each value ten times
+    check(lambda lib: grads_of(lib, values, lambda lib, x: lib.quantile(x, 0.4)))
+    check(lambda lib: grads_of(lib, values, lambda lib, x: x.sort(descending=True).values[:7]))
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 1), 1), ((3, 1), -1), ((1,), None), ((1, 1), 0)])
+def test_prod_of_one_factor_with_a_zero_passes_the_gradient_on_as_torch(shape, dim):
+    """torch's gradient there is the incoming one: no graph, so no second derivative."""
+    def program(lib):
+        x = lib.zeros(shape, dtype=lib.float64).requires_grad_()
+        y = x.prod() if dim is None else x.prod(dim)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return g, g.requires_grad
+    check(program)
+
+
+@pytest.mark.parametrize("rows, mode", [(26, None), (3, "use_mm_for_euclid_dist"),
+                                        (30, "donot_use_mm_for_euclid_dist"), (25, None)])
+def test_cdist_takes_torchs_path_and_so_has_its_second_derivatives(rows, mode):
+    """Over 25 rows (or when asked) torch's cdist is a matmul, twice differentiable; the
+    direct one has first derivatives only (both libraries refuse the second there)."""
+    a = np.random.default_rng(0).normal(size=(2, rows, 3))
+    b = np.random.default_rng(1).normal(size=(4, 3))
+
+    def program(lib):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        d = lib.cdist(x, y) if mode is None else lib.cdist(x, y, compute_mode=mode)
+        gx, gy = lib.autograd.grad(d.sum(), (x, y), create_graph=True)
+        return (d, gx, gy) + lib.autograd.grad((gx ** 2).sum() + (gy ** 2).sum(), (x, y))
+    if rows <= 25 and mode is None or mode == "donot_use_mm_for_euclid_dist":
+        both_raise(program)
+    else:
+        check(program, exact=False)
+
+
+def test_cdist_compute_mode_is_checked_as_torch():
+    both_raise(lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode="fast"))
+    both_raise(lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode=None))
 
 
 def test_topk_ties_with_nan_and_the_gradient_reaches_torchs_element():
@@ -258,6 +378,58 @@ def test_numbers_out_of_a_dtypes_range_raise_torchs_error(program):
     both_raise(program)
 
 
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-1, 1),
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp_(-1, 2),
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-255, 2),
+    lambda lib: lib.tensor([-5, 5, 100], dtype=lib.int8).clamp(max=True),
+], ids=["uint8 -1", "uint8 -1 in place", "uint8 -255", "int8 max=True"])
+def test_clamp_bounds_are_stored_in_the_tensors_dtype_as_torch(program):
+    check(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.tensor([0, 5, 200], dtype=lib.uint8).clamp(-256, 2),
+    lambda lib: lib.tensor([0, 5, 100], dtype=lib.int8).clamp(None, 300),
+    lambda lib: lib.tensor([1.0, 5.0], dtype=lib.float16).clamp(0.1, 70000),
+    lambda lib: lib.tensor([1.0, 5.0]).clamp(max=1e300),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(70000),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(-7e4),
+    lambda lib: lib.full((2,), 70000, dtype=lib.float16),
+    lambda lib: lib.zeros(2, dtype=lib.float16).masked_fill(lib.tensor(True), 1e6),
+    lambda lib: lib.zeros(2, 2, dtype=lib.float16).scatter(0, lib.tensor([[0]]), 1e6),
+    lambda lib: lib.zeros(2).fill_(1e300),
+], ids=["clamp uint8", "clamp int8", "clamp float16", "clamp float32", "fill_ float16",
+        "fill_ float16 negative", "full float16", "masked_fill float16", "scatter float16",
+        "fill_ float32"])
+def test_a_number_beyond_a_dtypes_range_is_refused_where_torch_converts_it(program):
+    assert "overflow" in both_raise(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.zeros(1, dtype=lib.float16).fill_(70000),  # torch's one-element path
+    lambda lib: lib.full((), 7e4, dtype=lib.float16),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(math.inf),
+    lambda lib: lib.zeros(2, dtype=lib.float16).fill_(math.nan),
+    lambda lib: lib.zeros(2, dtype=lib.float64).fill_(1e300),
+    lambda lib: lib.zeros(0, dtype=lib.uint8).scatter(-1, lib.zeros(0, dtype=lib.int64), 300),
+    lambda lib: lib.zeros(2, 0, dtype=lib.uint8).scatter(-1, lib.zeros(2, 0, dtype=lib.int64),
+                                                        -1000),
+], ids=["one float16", "one float16 full", "inf", "nan", "float64", "scatter nothing",
+        "scatter nothing 2-d"])
+def test_numbers_torch_accepts_unchecked(program):
+    check(program)
+
+
+def test_assigning_a_number_too_large_for_float16_gives_inf_as_torch():
+    def program(lib):
+        x = lib.zeros(3, dtype=lib.float16)
+        x[0] = 70000
+        x[lib.tensor([False, True, False])] = -1e6
+        return x
+    check(program)
+
+
 def test_in_place_on_an_empty_view_of_a_graph_tensor():
     def program(lib):
         w = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -339,6 +511,34 @@ def test_torchs_exception_type_is_raised(program):
     assert len(message) > 20  # says what went wrong
 
 
+@pytest.mark.parametrize("make", [
+    lambda lib, x: x.requires_grad_(),
+    lambda lib, x: setattr(x, "requires_grad", True),
+    lambda lib, x: x[:1].requires_grad_(),  # a view of an inference tensor is one too
+], ids=["requires_grad_()", "requires_grad = True", "view"])
+def test_an_inference_tensor_cannot_require_grad_outside_inference_mode(make):
+    def program(lib):
+        with lib.inference_mode():
+            x = lib.ones(2)
+        make(lib, x)
+    assert "inference" in both_raise(program)
+
+
+def test_inference_tensors_are_marked_as_in_torch():
+    def program(lib):
+        with lib.inference_mode():
+            x = lib.ones(2)
+            inside = (x.is_inference(), lib.is_inference_mode_enabled(),
+                      lib.ones(1).requires_grad_().requires_grad)
+        with lib.inference_mode(False):
+            off = lib.ones(1).is_inference()
+        with lib.no_grad():
+            plain = lib.ones(1).is_inference()
+        return (inside, off, plain, x[0].is_inference(), x.clone().is_inference(),
+                lib.is_inference_mode_enabled(), lib.ones(1).is_inference())
+    check(program)
+
+
 def test_sum_to_an_integer_dtype_is_fine_without_autograd():
     check(lambda lib: lib.sum(lib.tensor([1.5, 2.5]), dtype=lib.int64))
     check(lambda lib: lib.sum(lib.tensor([1.5, 2.5], requires_grad=True).detach(),
@@ -364,6 +564,47 @@ def test_in_place_on_a_no_grad_view_in_grad_mode_is_refused():
             v = h[:1]
         v.mul_(2)
     both_raise(program)
+
+
+def _strided(lib):
+    return lib.arange(24.0).reshape(4, 6).t()[::2]  # (3, 4) with strides (2, 6): not dense
+
+
+@pytest.mark.parametrize("op", [
+    lambda lib, a: a.index_add(1, lib.tensor([0]), a[:, :1]),
+    lambda lib, a: a.masked_fill(a > 3, 1.0),
+    lambda lib, a: a.scatter(0, lib.zeros(1, 4, dtype=lib.int64), 1.0),
+    lambda lib, a: a.scatter_add(0, lib.zeros(1, 4, dtype=lib.int64), a[:1]),
+    lambda lib, a: a.scatter_reduce(0, lib.zeros(1, 4, dtype=lib.int64), a[:1], "amax"),
+    lambda lib, a: lib.where(a > 3, a, 0.0),
+    lambda lib, a: a.index_put((lib.tensor([0]),), lib.tensor(1.0)),
+    lambda lib, a: a.clone(),
+], ids=["index_add", "masked_fill", "scatter", "scatter_add", "scatter_reduce", "where",
+        "index_put", "clone"])
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_results_of_writes_have_torchs_strides_so_view_agrees(op, layout):
+    def program(lib):
+        a = lib.arange(12.0).reshape(4, 3).t() if layout == "transposed" else _strided(lib)
+        out = op(lib, a)
+        try:
+            flat = out.view(-1)
+        except RuntimeError:
+            flat = None
+        return out, out.stride(), flat
+    check(program)
+
+
+def test_masked_fill_of_an_expanded_view_warns_and_writes_the_shared_element_as_torch():
+    def program(lib):
+        base = lib.tensor([1, 2, 3], dtype=lib.int8)
+        base[:1].expand(3).masked_fill_(lib.tensor([False, True, False]), 17)
+        base[1:].reshape(2, 1).expand(2, 3).masked_fill_(lib.tensor([[False], [True]]), -5)
+        return base
+    with pytest.warns(UserWarning, match="expanded"):
+        program(learntorch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(program)
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 3), (0, 0)])

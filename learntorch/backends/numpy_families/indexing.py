@@ -49,14 +49,15 @@ class Indexing:
     def scatter(self, a, dim, index, src):
         """A copy of ``a`` with ``src`` (an array, or a number) written at ``index`` along
         ``dim``; where an index repeats, the last write wins."""
-        out = np.array(np.atleast_1d(a), copy=True, like=a)  # on a's device
+        # a row-major copy whatever a's layout, as torch's (its result views like a new tensor)
+        out = np.array(np.atleast_1d(a), copy=True, order="C", like=a)  # on a's device
         idx = np.atleast_1d(index)
         out[_full_index(idx, dim)] = self._source(src, idx)
         return out.reshape(a.shape)
 
     def scatter_add(self, a, dim, index, src):
         """A copy of ``a`` with ``src`` added at ``index`` (repeated indices accumulate)."""
-        out = np.array(np.atleast_1d(a), copy=True, like=a)
+        out = np.array(np.atleast_1d(a), copy=True, order="C", like=a)
         idx = np.atleast_1d(index)
         np.add.at(out, _full_index(idx, dim), self._source(src, idx))
         return out.reshape(a.shape)
@@ -66,7 +67,7 @@ class Indexing:
         ("sum", "prod", "mean", "amax", "amin") of the ``src`` elements sent to it, and of
         its own value when ``include_self``; positions nothing is sent to keep their value.
         (An integer mean rounds down, as torch's.)"""
-        out = np.array(np.atleast_1d(a), copy=True)
+        out = np.array(np.atleast_1d(a), copy=True, order="C")
         idx = np.atleast_1d(index)
         where = _full_index(idx, dim)
         if not include_self:  # the reached positions start from the reduction's identity
@@ -98,7 +99,7 @@ class Indexing:
 
     def index_add(self, a, dim, index, source, alpha):
         """A copy of ``a`` with ``alpha * source``'s slices added at ``index`` along ``dim``."""
-        out = np.array(np.atleast_1d(a), copy=True, like=a)
+        out = np.array(np.atleast_1d(a), copy=True, order="C", like=a)
         moved = np.moveaxis(out, dim, 0)  # a view: writes land in ``out``
         s = np.moveaxis(np.atleast_1d(source), dim, 0)
         np.add.at(moved, index, s * alpha if alpha != 1 else s)
@@ -112,7 +113,9 @@ class Indexing:
     def masked_fill(self, a, mask, value):
         """``value`` where ``mask`` is True, else ``a`` (mask broadcast to a's shape)."""
         # (np.where makes a new array of the broadcast shape, 0-d included)
-        return _arr(np.where(mask, np.asarray(value, like=a).astype(a.dtype), a), dtype=a.dtype)
+        # (row-major whatever a's layout, as torch's)
+        filled = np.where(mask, np.asarray(value, like=a).astype(a.dtype), a)
+        return _arr(np.asarray(filled, order="C", like=filled), dtype=a.dtype)  # (0-d stays)
 
     def nonzero(self, a):
         """The coordinates of the nonzero elements: an int64 array of shape (n, a.ndim)."""

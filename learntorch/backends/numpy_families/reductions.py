@@ -29,7 +29,8 @@ def _running_mean_with_infinities(x, dims, mean):
     kept = [d for d in range(x.ndim) if d not in dims]
     rows = np.transpose(x, kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
     last = rows[..., -1].reshape(mean.shape)
-    alone_and_last = (count == 1) & np.isinf(last)
+    # (a nan anywhere in the row makes the running mean nan before the infinity comes)
+    alone_and_last = (count == 1) & np.isinf(last) & ~np.isnan(mean)
     return np.where(count == 0, mean, np.where(alone_and_last, last, np.nan)).astype(x.dtype)
 
 
@@ -75,13 +76,19 @@ class Reductions:
             idx, values = np.squeeze(idx, dim), np.squeeze(values, dim)
         return _arr(values), _arr(idx, dtype=np.int64)
 
-    def var_mean(self, x, dims, correction, keepdim):
+    def var_mean(self, x, dims, correction, keepdim, sqrt=False):
         """(variance, mean): the mean squared distance from the mean, divided by
-        n - correction (inf or nan when that is <= 0), and the mean itself.
+        n - correction (inf or nan when that is <= 0), and the mean itself; with ``sqrt``,
+        the standard deviation in place of the variance (its root taken before rounding).
 
         torch computes both in one pass (Welford's running mean, element by element:
         mean += (x - mean) / k), so an infinite element makes its mean nan -- unless
         it is the only one and comes last, where the running mean ends at +-inf."""
+        out_dtype = x.dtype
+        if x.__class__ is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize < 8:
+            x = x.astype(np.float64)  # torch accumulates float32/float16 in double: so, one
+            # rounding at the end (in float32 the last bit would differ, and a later sort,
+            # max or quantile could then order equal variances differently)
         divisor = max(_count(x, dims) - correction, 0)
         mean = x.mean(axis=dims, keepdims=True)
         var = ((x - mean) ** 2).sum(axis=dims, keepdims=keepdim) / x.dtype.type(divisor)
@@ -89,7 +96,9 @@ class Reductions:
             mean = _running_mean_with_infinities(x, dims, mean)
         if not keepdim:
             mean = np.squeeze(mean, axis=dims)
-        return _arr(var, dtype=x.dtype), _arr(mean, dtype=x.dtype)
+        if sqrt:
+            var = np.sqrt(var)
+        return _arr(var, dtype=out_dtype), _arr(mean, dtype=out_dtype)
 
     def vector_norm(self, x, p, dims, keepdim):
         """(sum |x|^p)^(1/p) over ``dims``; p = inf / -inf are max / min |x|, p = 0 counts

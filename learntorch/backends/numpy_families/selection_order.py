@@ -248,6 +248,13 @@ def topk_row(values, k, largest, sorted):
     return [i for _, i in pairs[:k]]
 
 
+def sort_row(values, descending):
+    """The order torch's CPU ``sort(stable=False)`` gives one row: ``std::sort``'s."""
+    pairs = [(v, i) for i, v in enumerate(values)]
+    sort(pairs, len(pairs), nan_largest_greater if descending else nan_largest_less)
+    return [i for _, i in pairs]
+
+
 def kthvalue_row(values, k):
     """The index torch's CPU ``kthvalue`` returns for the k-th smallest (k from 1)."""
     pairs = [(v, i) for i, v in enumerate(values)]

@@ -37,18 +37,36 @@ def _each_row(a, dim, fn, width):
     return np.moveaxis(out, -1, dim)
 
 
+# the most elements (rows with ties, all together) an unstable sort replays in Python;
+# beyond it, the stable order (docs/api.md, "Known differences")
+REPLAY_LIMIT = 100_000
+
+
 class Sorting:
-    def argsort(self, a, dim, descending):
+    def argsort(self, a, dim, descending, stable=True):
         """Indices that sort ``a`` along ``dim``, equal elements in input order (stable).
 
         numpy's stable sort already puts NaN last.  A descending sort that is still
         stable sorts the *reversed* array ascending and reverses the answer (negating
-        would not work for bools, unsigned ints or NaN)."""
+        would not work for bools, unsigned ints or NaN).  ``stable=False`` is torch's
+        default sort, libstdc++'s ``std::sort``: the rows with ties replay it, so equal
+        elements come in torch's order (and so do their gradients)."""
         if not descending:
-            return _arr(np.argsort(a, axis=dim, kind="stable"), dtype=np.int64)
-        n = a.shape[dim]
-        reversed_order = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
-        return _arr((n - 1) - np.flip(reversed_order, dim), dtype=np.int64)
+            order = _arr(np.argsort(a, axis=dim, kind="stable"), dtype=np.int64)
+        else:
+            n = a.shape[dim]
+            reversed_order = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+            order = _arr((n - 1) - np.flip(reversed_order, dim), dtype=np.int64)
+        if stable or a.__class__ is not np.ndarray or a.shape[dim] <= 16:
+            return order  # (up to 16 elements std::sort is an insertion sort: stable)
+        ties = _rows_with_ties(a, dim)
+        if not ties.any() or ties.sum() * a.shape[dim] > REPLAY_LIMIT:
+            return order
+        moved, moved_ties = np.moveaxis(order, dim, -1).copy(), np.moveaxis(ties, dim, -1)
+        rows = np.moveaxis(a, dim, -1)[moved_ties[..., 0]]
+        moved[moved_ties[..., 0]] = [selection_order.sort_row(row.tolist(), descending)
+                                     for row in rows]
+        return np.moveaxis(moved, -1, dim)
 
     def topk(self, a, k, dim, largest, sorted):
         """Indices of the k largest (smallest) along ``dim``, in torch's order."""
