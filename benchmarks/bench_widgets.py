@@ -288,6 +288,7 @@ def ring_allreduce_step(world_size, numel):
                 step_button.click()
             return steps
         return per_action_on_fresh_widgets(make, click_to_the_end)
+    return timed_by_learntorch_only(build)
 
 
 @case("show_compiled: gelu(x @ W + b) * 0.5, mode switched to before/after fusion", rows=16,

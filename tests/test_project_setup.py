@@ -25,18 +25,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-ENGINE_DEPENDENCIES = {"numpy", "numba"}
+# numpy and numba, and ml_dtypes for bfloat16 (numpy has none; ml_dtypes is numpy's standard
+# extension for it, a small wheel)
+ENGINE_DEPENDENCIES = {"numpy", "numba", "ml_dtypes"}
 
 
 def requirement_name(requirement):
     return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower()
 
 
-def test_the_engine_depends_on_numpy_and_numba_only():
+def test_the_engine_depends_on_numpy_numba_and_ml_dtypes_only():
     names = {requirement_name(r) for r in PYPROJECT["project"]["dependencies"]}
     assert names == ENGINE_DEPENDENCIES, (
         f"pyproject.toml's runtime dependencies are {sorted(names)}; the engine may need only "
-        "numpy and numba. Put anything else in an extra (jupyter, dev, oracle, cuda).")
+        "numpy, numba and ml_dtypes. Put anything else in an extra (jupyter, dev, oracle, cuda).")
 
 
 def test_the_torch_oracle_is_pinned_exactly_everywhere():
@@ -115,7 +117,7 @@ OPTIONAL_IMPORTS = {"learntorch/onnx": ("deploy", {"onnx", "onnxruntime"}),
                     "learntorch/distributed": ("distributed", {"mpi4py"})}
 
 
-def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
+def test_the_engine_imports_only_numpy_numba_ml_dtypes_and_the_standard_library():
     allowed = ENGINE_DEPENDENCIES | set(sys.stdlib_module_names) | {"learntorch", "__future__"}
     files = sorted((ROOT / "learntorch").rglob("*.py"))
     assert len(files) > 10, "learntorch/ should hold the engine's files"
@@ -128,8 +130,8 @@ def test_the_engine_imports_only_numpy_numba_and_the_standard_library():
     bad = [f"{path.relative_to(ROOT)}:{line}: import {name}"
            for path in files for line, name in imported_modules(path)
            if name not in allowed | optional(path)]
-    assert not bad, ("the engine imports only numpy, numba and the standard library (widgets, "
-                     "course and torch live outside it):\n  " + "\n  ".join(bad))
+    assert not bad, ("the engine imports only numpy, numba, ml_dtypes and the standard library "
+                     "(widgets, course and torch live outside it):\n  " + "\n  ".join(bad))
 
 
 def test_optional_imports_are_declared_in_their_extra():
