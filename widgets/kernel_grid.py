@@ -171,8 +171,8 @@ class KernelGrid(Widget):
         self._round = min(self._round, self.rounds)
 
     def _launch_map(self):
+        _cuda()                                        # first: it may choose the simulator
         from learntorch.backends.cuda import driver   # the engine's launch geometry
-        _cuda()
         n = self.x.size
         self.threads_per_block, self.blocks = driver.threads_per_block(), driver.blocks(n)
         block_of, thread_of = np.full(n, -1, np.int32), np.full(n, -1, np.int32)
