@@ -396,21 +396,25 @@ ch.solution("08.1", points=3, hint=(
     "the kernel: for i in range(y.size): out[i] = grad[i] * (1 - y[i] * y[i]); the method: flat "
     "contiguous copies of y and grad, out = np.empty(size, dtype=grad.dtype), call the kernel, "
     "return out.reshape(grad.shape)"), source=r"""
-### BEGIN SOLUTION
 @njit
 def tanh_backward_kernel(y, grad, out):
+    # out[i] = grad[i] * (1 - y[i] * y[i]) for every i of three flat arrays of one size
+    ### BEGIN SOLUTION
     for i in range(y.size):
         out[i] = grad[i] * (1 - y[i] * y[i])
+    ### END SOLUTION
 
 
 class FusedBackend(NumpyBackend):
     def tanh_backward(self, y, grad):
+        # a new array of grad's shape and dtype, computed by tanh_backward_kernel
+        ### BEGIN SOLUTION
         flat_y = np.ascontiguousarray(y).reshape(-1)
         flat_grad = np.ascontiguousarray(grad).reshape(-1)
         out = np.empty(flat_grad.size, dtype=grad.dtype)
         tanh_backward_kernel(flat_y, flat_grad, out)
         return out.reshape(grad.shape)
-### END SOLUTION
+        ### END SOLUTION
 """, learntorch_only=BACKENDS)
 
 ch.check("08.1", r"""
@@ -670,9 +674,11 @@ from numba import float32
 
 THREADS = 8
 
-### BEGIN SOLUTION
+
 @cuda.jit
 def row_sum_kernel(x, out):
+    # one block per row, THREADS threads: fold, shared-memory tree, thread 0 writes out[row]
+    ### BEGIN SOLUTION
     row, t = cuda.blockIdx.x, cuda.threadIdx.x
     partial = cuda.shared.array(THREADS, float32)
     acc = float32(0)
@@ -688,13 +694,16 @@ def row_sum_kernel(x, out):
         step //= 2
     if t == 0:
         out[row] = partial[0]
+    ### END SOLUTION
 
 
 def row_sum(x):
+    # the sums of the rows of the 2-D float32 array x, computed by launching row_sum_kernel
+    ### BEGIN SOLUTION
     out = np.zeros(x.shape[0], dtype=np.float32)
     row_sum_kernel[x.shape[0], THREADS](x, out)
     return out
-### END SOLUTION
+    ### END SOLUTION
 """, on_pytorch="runs the same numba-cuda kernel (on the simulator without a GPU)")
 
 ch.check("08.2", r"""
@@ -728,6 +737,8 @@ def check_row_sum(x, why):
     expected = torch.tensor(x).sum(dim=1).numpy()
     try:
         got, error = np.asarray(row_sum(x)), None
+    except NotImplementedError:
+        raise                            # the exercise is not done yet
     except Exception as raised:
         got, error = None, f"{type(raised).__name__}: {str(raised).splitlines()[0][:160]}"
     check_equal(error, None, name=f"the error row_sum(x) raised for x of shape {x.shape} ({why}); "
@@ -738,16 +749,17 @@ def check_row_sum(x, why):
 
 
 with exercise("08.2"):
+    cases = [((3, 13), "13 elements: longer than a block, not a multiple of it"),
+             ((2, 8), "exactly one block's worth"),
+             ((4, 3), "rows shorter than a block"),
+             ((5, 20), "five rows")]
+    for shape, why in cases:
+        for repeat in range(2):          # a race shows on some runs only: run each twice
+            check_row_sum(integer_rows(*shape, seed=len(shape) * shape[1] + repeat), why)
     kernel_code = getattr(row_sum_kernel, "py_func", None) or row_sum_kernel.fn
     check_equal(bool(observe.uses(kernel_code, ["syncthreads"])), True,
                 name="does row_sum_kernel call cuda.syncthreads() (the barrier between writing "
                      "the shared array and reading it)?")
-    for shape, why in [((3, 13), "13 elements: longer than a block, not a multiple of it"),
-                       ((2, 8), "exactly one block's worth"),
-                       ((4, 3), "rows shorter than a block"),
-                       ((5, 20), "five rows")]:
-        for repeat in range(2):          # a race shows on some runs only: run each twice
-            check_row_sum(integer_rows(*shape, seed=len(shape) * shape[1] + repeat), why)
 """, on_pytorch="runs the same numba-cuda kernel (on the simulator without a GPU)")
 
 ch.hidden_check("08.2", r"""
