@@ -87,24 +87,13 @@ def test_the_reduce_picture_outlines_the_slots_written_and_read_in_the_round_sho
     assert "round 2 of 3: threads t &lt; 2 add slot t + 2 into slot t" in grid.static_svg()
 
 
-def _control(view, kind, description):
-    pending = [view]
-    while pending:
-        widget = pending.pop(0)
-        if isinstance(widget, kind) and getattr(widget, "description", None) == description:
-            return widget
-        pending.extend(getattr(widget, "children", ()))
-    raise LookupError(description)
-
-
 def test_the_controls_switch_kernels_and_step_through_the_rounds():
-    import ipywidgets
     grid = KernelGrid(X, kernel="map", threads=4)
     view = grid.view()
-    kernel = _control(view, ipywidgets.ToggleButtons, "kernel")
-    round_ = _control(view, ipywidgets.IntSlider, "round")
-    step, reset = _control(view, ipywidgets.Button, "Step"), _control(view, ipywidgets.Button, "Reset")
-    picture = view.children[2]
+    kernel, round_ = grid.kernel_control, grid.round_control
+    step, reset, picture = grid.step_button, grid.reset_button, grid.picture
+    assert (kernel.description, round_.description, step.description) == ("kernel", "round", "Step")
+    assert picture in view.children
     assert "one thread per element" in picture.value and round_.disabled and step.disabled
     kernel.value = "reduce"
     assert grid.kernel == "reduce" and round_.max == 2 and not round_.disabled
