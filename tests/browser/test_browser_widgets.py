@@ -62,6 +62,7 @@ SECTIONS = [
     Section("RingAllReduce", button="Step"),
     Section("show_compiled", button="before fusion"),
     Section("QuantizationExplorer", slider="scale"),
+    Section("PrecisionExplorer", slider="loss scale"),
 ]
 
 
