@@ -399,13 +399,17 @@ for _ in range(7):
     for use_autocast in (False, True):                        # taking turns
         rounds[use_autocast].append(step_seconds(use_autocast))
 plain, mixed = statistics.median(rounds[False]), statistics.median(rounds[True])
-print(f"float32 step {1e6 * plain:.0f} µs, autocast step {1e6 * mixed:.0f} µs: "
+ratios = sorted(m / p for p, m in zip(rounds[False], rounds[True]))
+print(f"float32 step {1e6 * plain:.0f} µs, autocast step {1e6 * mixed:.0f} µs (medians): "
       f"autocast takes {mixed / plain:.2f}x the time")
+print(f"round by round, autocast took {ratios[0]:.2f}x to {ratios[-1]:.2f}x the float32 time")
 """, on_pytorch="timings differ from machine to machine and library to library")
 
 ch.markdown(r"""
-On this machine, in learntorch, autocast is not faster — compare the two numbers printed. That is
-expected, and the reasons are worth knowing:
+Compare the medians, and look at the spread of the rounds below them: on a busy or shared machine
+single rounds scatter widely, which is why the rounds take turns and the medians are compared. What
+you should not expect, in learntorch on a CPU, is a real gain from autocast — on a quiet machine it
+costs time — and the reasons are worth knowing:
 
 - **No bfloat16 arithmetic underneath.** learntorch computes with numpy, which has no bfloat16
   arithmetic: a bfloat16 matrix product is widened to float32, multiplied in float32, and rounded back.
