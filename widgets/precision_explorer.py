@@ -36,7 +36,7 @@ import numpy as np
 import learntorch
 
 from ._base import Widget
-from ._svg_chart import C0, C1, C3, FONT, MARGIN, _text, svg_document
+from ._svg_chart import C0, C1, C3, FONT, HistogramAxes, _text, svg_document
 
 #: dtype -> (exponent bits, mantissa bits, the integer dtype of the same size)
 LAYOUT = {"float16": (5, 10, "int16"), "bfloat16": (8, 7, "int16"),
@@ -272,17 +272,10 @@ class _HistogramPanel:
 
     def svg(self, x0=0):
         e = self.explorer
-        left, top = MARGIN["left"], MARGIN["top"]
-        right, bottom = self.width - MARGIN["right"], self.height - MARGIN["bottom"]
         counts, edges = e.histogram()
-        xlo, xhi = float(edges[0]), float(edges[-1])
-        top_count = max(int(counts.max()), 1) * 1.1
-
-        def px(x):
-            return left + (min(max(x, xlo), xhi) - xlo) * (right - left) / (xhi - xlo)
-
-        def py(c):
-            return bottom - c * (bottom - top) / top_count
+        axes = HistogramAxes(self.width, self.height, counts, edges)
+        left, top, right, bottom = axes.left, axes.top, axes.right, axes.bottom
+        xlo, xhi, px, py = axes.xlo, axes.xhi, axes.px, axes.py
         subnormal, smallest_normal, largest = dtype_range(e.dtype)
         title = f"{e.title}: |{e.loss_scale:g} · g| in {e.dtype}"
         parts = [f'<g transform="translate({x0},0)" {FONT} font-size="11">',

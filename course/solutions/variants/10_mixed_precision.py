@@ -3,6 +3,15 @@ scale's update rule.  See course/variants.py for the format."""
 from course.variants import correct, mistake
 
 
+# the last rules of a right answer to 10.1, shared by the mistakes that get the others wrong
+_CAT = ("    if op == 'cat':\n"
+        "        return torch.float32 if torch.float32 in dtypes else torch.bfloat16\n")
+_PROMOTE = ("    result = dtypes[0]\n"
+            "    for d in dtypes[1:]:\n"
+            "        result = torch.promote_types(result, d)\n"
+            "    return result\n")
+
+
 def _predict(body):
     return "def predict_dtype(op, dtypes):\n" + body
 
@@ -42,50 +51,33 @@ VARIANTS = {
         mistake("the losses in bfloat16 too (only relu & co. follow their inputs)", _predict(
             "    if op in ('matmul', 'linear', 'mse_loss', 'cross_entropy', 'prod'):\n"
             "        return torch.bfloat16\n"
-            "    if op == 'cat':\n"
-            "        return torch.float32 if torch.float32 in dtypes else torch.bfloat16\n"
-            "    result = dtypes[0]\n"
-            "    for d in dtypes[1:]:\n"
-            "        result = torch.promote_types(result, d)\n"
-            "    return result\n"),
+            + _CAT + _PROMOTE),
             feedback=["mse_loss", "float32 list"]),
         mistake("ops on no list made bfloat16 as well", _predict(
             "    if op in ('mse_loss', 'cross_entropy', 'prod'):\n"
             "        return torch.float32\n"
-            "    if op == 'cat':\n"
-            "        return torch.float32 if torch.float32 in dtypes else torch.bfloat16\n"
-            "    return torch.bfloat16\n"),
+            + _CAT + "    return torch.bfloat16\n"),
             feedback=["relu", "inputs' dtype"]),
         mistake("softmax and sum in float32 (the GPU's list, not the CPU's)", _predict(
             "    if op in ('matmul', 'linear'):\n"
             "        return torch.bfloat16\n"
             "    if op in ('mse_loss', 'cross_entropy', 'prod', 'softmax', 'sum'):\n"
             "        return torch.float32\n"
-            "    if op == 'cat':\n"
-            "        return torch.float32 if torch.float32 in dtypes else torch.bfloat16\n"
-            "    result = dtypes[0]\n"
-            "    for d in dtypes[1:]:\n"
-            "        result = torch.promote_types(result, d)\n"
-            "    return result\n"),
+            + _CAT + _PROMOTE),
             feedback=["softmax", "only on a GPU"]),
         mistake("cat always in bfloat16", _predict(
             "    if op in ('matmul', 'linear', 'cat'):\n"
             "        return torch.bfloat16\n"
             "    if op in ('mse_loss', 'cross_entropy', 'prod'):\n"
             "        return torch.float32\n"
-            "    result = dtypes[0]\n"
-            "    for d in dtypes[1:]:\n"
-            "        result = torch.promote_types(result, d)\n"
-            "    return result\n"),
+            + _PROMOTE),
             feedback=["cat", "widest input"]),
         mistake("two inputs: the first input's dtype wins (no promotion)", _predict(
             "    if op in ('matmul', 'linear'):\n"
             "        return torch.bfloat16\n"
             "    if op in ('mse_loss', 'cross_entropy', 'prod'):\n"
             "        return torch.float32\n"
-            "    if op == 'cat':\n"
-            "        return torch.float32 if torch.float32 in dtypes else torch.bfloat16\n"
-            "    return dtypes[0]\n"),
+            + _CAT + "    return dtypes[0]\n"),
             feedback=["add", "promote"]),
         mistake("the dtype's name returned instead of the dtype", _predict(
             "    if op in ('matmul', 'linear'):\n"
