@@ -264,6 +264,20 @@ class HistogramAxes:
         return self.bottom - count * (self.bottom - self.top) / self.top_count
 
 
+class HistogramPanel:
+    """Base of a panel that draws ``explorer.histogram()`` (counts, bin edges): subclasses set
+    ``width`` and ``height`` and write ``svg(x0)`` with the counts and axes ``frame()`` gives."""
+
+    width, height = 460, 260
+
+    def __init__(self, explorer):
+        self.explorer = explorer
+
+    def frame(self):
+        counts, edges = self.explorer.histogram()
+        return counts, edges, HistogramAxes(self.width, self.height, counts, edges)
+
+
 def svg_document(panels, gap=16):
     """The panels side by side in one SVG document of their natural size in pixels
     (``widgets._svg_fit.fit_width`` makes it shrink to a narrower output)."""

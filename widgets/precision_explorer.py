@@ -36,7 +36,7 @@ import numpy as np
 import learntorch
 
 from ._base import Widget
-from ._svg_chart import C0, C1, C3, FONT, HistogramAxes, _text, svg_document
+from ._svg_chart import C0, C1, C3, FONT, HistogramPanel, _text, svg_document
 
 #: dtype -> (exponent bits, mantissa bits, the integer dtype of the same size)
 LAYOUT = {"float16": (5, 10, "int16"), "bfloat16": (8, 7, "int16"),
@@ -261,19 +261,15 @@ class PrecisionExplorer(Widget):
             f"(survive: {100 * self.survival():.1f}%)</pre>")
 
 
-class _HistogramPanel:
+class _HistogramPanel(HistogramPanel):
     """The histogram of log2 |S * g|, its bars coloured by what the dtype does to them, and
     the dtype's zones shaded behind."""
 
     width, height = 500, 280
 
-    def __init__(self, explorer):
-        self.explorer = explorer
-
     def svg(self, x0=0):
         e = self.explorer
-        counts, edges = e.histogram()
-        axes = HistogramAxes(self.width, self.height, counts, edges)
+        counts, edges, axes = self.frame()
         left, top, right, bottom = axes.left, axes.top, axes.right, axes.bottom
         xlo, xhi, px, py = axes.xlo, axes.xhi, axes.px, axes.py
         subnormal, smallest_normal, largest = dtype_range(e.dtype)

@@ -37,7 +37,7 @@ import numpy as np
 import learntorch
 
 from ._base import Widget
-from ._svg_chart import C0, C3, FONT, HistogramAxes, LineChart, Line, _text, nice_ticks, \
+from ._svg_chart import C0, C3, FONT, HistogramPanel, LineChart, Line, _text, nice_ticks, \
     svg_document, tick_text
 
 CODE_RANGES = {"qint8": (-128, 127), "quint8": (0, 255)}
@@ -279,18 +279,14 @@ class QuantizationExplorer(Widget):
             f"(rounding alone: at most scale / 2 = {self.scale / 2:.4g})</pre>")
 
 
-class _HistogramPanel:
+class _HistogramPanel(HistogramPanel):
     """The histogram of the values with the grid's lines over it; beyond the grid, red."""
 
     width, height = 460, 260
 
-    def __init__(self, explorer):
-        self.explorer = explorer
-
     def svg(self, x0=0):
         e = self.explorer
-        counts, edges = e.histogram()
-        axes = HistogramAxes(self.width, self.height, counts, edges)
+        counts, edges, axes = self.frame()
         left, top, right, bottom = axes.left, axes.top, axes.right, axes.bottom
         xlo, xhi, px, py = axes.xlo, axes.xhi, axes.px, axes.py
         g_low, g_high = e.grid_range()
