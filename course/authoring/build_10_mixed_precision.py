@@ -125,8 +125,8 @@ print("the same as float16's 0.1:", value == torch.tensor(0.1).half().item())
 """)
 
 ch.markdown(r"""
-bfloat16 is float32 with the last 16 mantissa bits cut off: same sign, same 8 exponent bits (compare
-the rows above). That makes converting between the two cheap, and gives bfloat16 float32's **range**
+bfloat16 is float32 with its mantissa rounded to the first 7 bits: same sign, same 8 exponent bits
+(compare the rows above; for 0.1 the last bit kept rounds up). That makes converting between the two cheap, and gives bfloat16 float32's **range**
 at a quarter of its **precision**. float16 spent its bits the other way round: more mantissa, far less
 exponent.
 
@@ -195,8 +195,7 @@ print(f"float16 spacing at 256: {float(np.spacing(np.float16(256)))!r}, half of 
 ch.markdown(r"""
 The float16 total is stuck: at 256 the neighbouring float16 numbers are 0.25 apart, so 256 + 0.1 is
 closer to 256 than to 256.25 and rounds back, forever. The float32 total has 13 more mantissa bits and
-lands within a small fraction of the exact sum (0.1 as a float16 is 0.0999755859375, so the exact sum is
-999.755859375, not 1000).
+here comes out exact (0.1 as a float16 is 0.0999755859375, so the exact sum is 999.755859375, not 1000).
 
 PyTorch's kernels never add like the first loop. A reduction over float16 or bfloat16 loads each
 number into a float32 register, adds up in float32 (the "opmath" type) and rounds **once**, when it
@@ -313,6 +312,23 @@ from widgets import PrecisionExplorer
 
 reference = gradients(model)       # float32 gradients in each parameter's .grad
 PrecisionExplorer(model, dtype="float16", title="the digits MLP's gradients")
+""", learntorch_only="the widget is learntorch's own")
+
+ch.markdown(r"""
+The widget is also an object you can ask: here are its counts for a few loss scales (the float32
+weight gradients times the scale, cast to float16 by the engine). Gradients that are exactly 0 already
+in float32 — mostly the weights of hidden units whose ReLU never fires on these digits, and of pixels
+that are blank in every digit — are left out of the counts; how many there are is printed first.
+""")
+
+ch.code(r"""
+counter = PrecisionExplorer(model, dtype="float16")
+print(f"{counter.counts()['already_zero']} of {counter.counts()['total']} gradients are exactly 0 in float32")
+for power in (0, 8, 16, 24):
+    counter.set(loss_scale=2.0 ** power)
+    c = counter.counts()
+    print(f"loss scale 2**{power:<2d}: {c['flushed_to_zero']:4d} flushed to 0, {c['subnormal']:4d} subnormal, "
+          f"{c['overflow']:3d} overflow, of {c['total'] - c['already_zero']}")
 """, learntorch_only="the widget is learntorch's own")
 
 ch.markdown(r"""
