@@ -185,6 +185,22 @@ def bmm(input, mat2):
     return Bmm.apply(input, mat2)
 
 
+def mv(input, vec):
+    """Matrix @ vector: ``input`` (n, m) times ``vec`` (m,) is (n,).  Not on the CPU autocast
+    lists (torch runs it in its inputs' dtype there), on the cuda one's 16-bit list."""
+    require_tensors("mv", ("input", input), ("vec", vec))
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}: "
+                           f"mv takes a matrix and a vector (shapes {list(input.shape)} and "
+                           f"{list(vec.shape)}); use matmul (@) for other shapes")
+    input, vec = autocast_inputs(Mv, input, vec)
+    _check_operands(input, vec, "mv")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                           f"({_sizes(input.shape)}), vec ({vec.shape[0]})")
+    return Mv.apply(input, vec)
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape;
     with ``beta=0`` ``input`` is ignored (its nan and inf do not spread), as in torch, and gets

@@ -1,6 +1,7 @@
-"""``addmm`` and ``baddbmm``: ``beta * input + alpha * (mat1 @ mat2)`` (and its batched form) as
-torch 2.13 computes it -- values and gradients, broadcasting of ``input``, ``beta=0`` ignoring
-``input``'s nan, the Tensor methods, torch's errors, and the 16-bit dtype under CPU autocast."""
+"""``addmm`` and ``baddbmm``: ``beta * input + alpha * (mat1 @ mat2)`` (and its batched form),
+and ``mv`` (matrix @ vector), as torch 2.13 computes them -- values and gradients, broadcasting
+of ``input``, ``beta=0`` ignoring ``input``'s nan, the Tensor methods, torch's errors, and the
+dtype under CPU autocast (16 bits for addmm and baddbmm, the inputs' for mv)."""
 import numpy as np
 import pytest
 
@@ -13,15 +14,49 @@ def _arrays(seed, *shapes):
     return [rs.randn(*s) for s in shapes]
 
 
+def _addmm(lib, i, a, b, **k):
+    return lib.addmm(i, a, b, **k)
+
+
+def _baddbmm(lib, i, a, b, **k):
+    return lib.baddbmm(i, a, b, **k)
+
+
+# name -> (the call, the shapes of input, mat1 / batch1, mat2 / batch2)
 CASES = {
-    "addmm": (lambda lib, i, a, b, **k: lib.addmm(i, a, b, **k), [(5,), (3, 4), (4, 5)]),
-    "addmm_full_input": (lambda lib, i, a, b, **k: lib.addmm(i, a, b, **k), [(3, 5), (3, 4), (4, 5)]),
-    "addmm_column_input": (lambda lib, i, a, b, **k: lib.addmm(i, a, b, **k), [(3, 1), (3, 4), (4, 5)]),
+    "addmm": (_addmm, [(5,), (3, 4), (4, 5)]),
+    "addmm_full_input": (_addmm, [(3, 5), (3, 4), (4, 5)]),
+    "addmm_column_input": (_addmm, [(3, 1), (3, 4), (4, 5)]),
     "addmm_method": (lambda lib, i, a, b, **k: i.addmm(a, b, **k), [(3, 5), (3, 4), (4, 5)]),
-    "baddbmm": (lambda lib, i, a, b, **k: lib.baddbmm(i, a, b, **k), [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
-    "baddbmm_broadcast_input": (lambda lib, i, a, b, **k: lib.baddbmm(i, a, b, **k), [(5,), (2, 3, 4), (2, 4, 5)]),
-    "baddbmm_method": (lambda lib, i, a, b, **k: i.baddbmm(a, b, **k), [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
+    "baddbmm": (_baddbmm, [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
+    "baddbmm_broadcast_input": (_baddbmm, [(5,), (2, 3, 4), (2, 4, 5)]),
+    "baddbmm_method": (lambda lib, i, a, b, **k: i.baddbmm(a, b, **k),
+                       [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
 }
+
+
+@pytest.mark.parametrize("method", [False, True])
+def test_mv_values_gradients_and_cpu_autocast_dtype_are_torchs(method):
+    require_torch()
+    m, v = _arrays(2, (3, 4), (4,))
+    seen = []
+    for lib in (learntorch, torch):
+        a, b = lib.tensor(m, requires_grad=True), lib.tensor(v, requires_grad=True)
+        out = a.mv(b) if method else lib.mv(a, b)
+        (out * lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64)).sum().backward()
+        with lib.autocast("cpu"):
+            autocast_dtype = lib.mv(a.float(), b.float()).dtype
+        seen.append((out.detach().numpy(), a.grad.numpy(), b.grad.numpy(),
+                     str(autocast_dtype).split(".")[-1]))
+    for got, want in zip(seen[0][:3], seen[1][:3]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert seen[0][3] == seen[1][3] == "float32"      # mv is on no CPU autocast list
+    for lib in (learntorch, torch):
+        with pytest.raises(RuntimeError,
+                           match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"):
+            lib.mv(lib.ones(2, 3), lib.ones(4))
+        with pytest.raises(RuntimeError, match=r"vector \+ matrix @ vector expected, got 1, 1, 1"):
+            lib.mv(lib.ones(3), lib.ones(3))
 
 
 @pytest.mark.parametrize("scales", [{}, {"beta": 0.5, "alpha": 2.0}, {"beta": 0, "alpha": -1.5}])
@@ -34,8 +69,10 @@ def test_values_and_gradients_are_torchs(name, scales):
     for lib in (learntorch, torch):
         ts = [lib.tensor(a, requires_grad=True) for a in arrays]   # float64: exact comparisons
         out = op(lib, *ts, **scales)
-        (out * lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)))).sum().backward()
-        results.append((out.detach().numpy(), [None if t.grad is None else t.grad.numpy() for t in ts]))
+        weights = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)))
+        (out * weights).sum().backward()
+        grads = [None if t.grad is None else t.grad.numpy() for t in ts]
+        results.append((out.detach().numpy(), grads))
     (got, got_grads), (want, want_grads) = results
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     for g, w in zip(got_grads, want_grads):
@@ -81,7 +118,7 @@ def test_under_cpu_autocast_the_result_is_bfloat16_with_float32_gradients_as_tor
         with lib.autocast("cpu"):
             out = op(lib, *ts)
         out.float().sum().backward()
-        seen.append((str(out.dtype).split(".")[-1], [str(t.grad.dtype).split(".")[-1] for t in ts],
-                     out.float().detach().numpy()))
+        grad_dtypes = [str(t.grad.dtype).split(".")[-1] for t in ts]
+        seen.append((str(out.dtype).split(".")[-1], grad_dtypes, out.float().detach().numpy()))
     assert seen[0][:2] == seen[1][:2] == ("bfloat16", ["float32"] * 3)
     np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=2 ** -6, atol=2 ** -6)
