@@ -378,4 +378,27 @@ def profiler_view_rows(hidden):
                 slider.value = value
             return max(slider.max - 1, 1)
         return per_action_on_fresh_widgets(make, move_through_every_value)
+
+
+@case("PrecisionExplorer: a 64-128-10 MLP's gradients, loss-scale slider moved one step",
+      hidden=128, tiny=dict(hidden=8), target=redraw_target("PrecisionExplorer's loss-scale slider"))
+def precision_loss_scale_slider(hidden):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import PrecisionExplorer
+
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.ReLU(),
+                                    torch.nn.Linear(hidden, 10))
+        loss = torch.nn.functional.cross_entropy(model(torch.randn(64, 64)),
+                                                 torch.randint(0, 10, (64,)))
+        (loss * 1e-4).backward()
+        explorer = PrecisionExplorer(model, dtype="float16")
+        slider = control(explorer.view(), ipywidgets.FloatLogSlider, "loss scale")
+        scales = itertools.cycle([2.0 ** k for k in (0, 4, 8, 12, 16, 20)])
+
+        def move():
+            slider.value = next(scales)  # cast again, count again, a new picture
+        return move
     return timed_by_learntorch_only(build)

@@ -64,6 +64,7 @@ SECTIONS = [
     Section("QuantizationExplorer", slider="scale"),
     Section("KernelGrid", button="Step"),
     Section("ProfilerView", slider="rows"),
+    Section("PrecisionExplorer", slider="loss scale"),
 ]
 
 
