@@ -378,6 +378,7 @@ def profiler_view_rows(hidden):
                 slider.value = value
             return max(slider.max - 1, 1)
         return per_action_on_fresh_widgets(make, move_through_every_value)
+    return timed_by_learntorch_only(build)
 
 
 @case("PrecisionExplorer: a 64-128-10 MLP's gradients, loss-scale slider moved one step",
