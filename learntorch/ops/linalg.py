@@ -203,8 +203,8 @@ def mv(input, vec):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape;
-    with ``beta=0`` ``input`` is ignored (its nan and inf do not spread), as in torch, and gets
-    no gradient (None, where torch gives zeros).
+    with ``beta=0`` ``input`` is ignored (its nan and inf do not spread) and its gradient is
+    zeros, as in torch.
 
     Composed from ``mm`` (its graph shows MmBackward0 and AddBackward0 where torch has one
     AddmmBackward0).  Under autocast all three tensors go to the 16-bit dtype first: torch's
@@ -243,7 +243,12 @@ def _scaled_sum(input, product, beta, alpha):
                 f"{list(target)}.  Tensor sizes: {list(shape)}")
     out = product if alpha == 1 else product * alpha
     if beta == 0:
-        return out
+        if not input.requires_grad:
+            return out
+        # torch ignores input's values (its nan does not spread) yet still gives it a gradient,
+        # of zeros: a where() that never picks input does both
+        from .comparison import where
+        return where(Tensor._wrap(np.zeros((), dtype=bool)), input, out)
     return out + (input if beta == 1 else input * beta)
 
 
