@@ -26,7 +26,7 @@ from . import autograd, backends, cuda, nn
 from . import optim
 from .serialization import save, load
 from .ops.arithmetic import (add, sub, subtract, mul, multiply, div, divide, true_divide,
-                             floor_divide, remainder, pow, rsub)
+                             floor_divide, remainder, fmod, pow, rsub)
 from .ops.unary import (neg, negative, exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, abs,
                         absolute, sign, floor, ceil, trunc, round, square, log2, log10,
                         reciprocal, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,

@@ -39,7 +39,7 @@ Tensor.__init__ = legacy_init
 
 # ---------------------------------------------------------------- plain methods
 _METHODS = {
-    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder pow",
+    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow",
     unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
            "trunc round square log2 log10 reciprocal tan asin acos atan sinh cosh asinh acosh "
            "atanh arcsin arccos arctan arcsinh arccosh arctanh lgamma digamma polygamma logit "
@@ -181,7 +181,7 @@ def _inplace_of(fn, name):
     return method
 
 
-for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
+for _name in ("add sub mul div pow remainder fmod floor_divide clamp clip neg exp log log1p sqrt "
               "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu "
               "index_add scatter scatter_add scatter_reduce index_put square reciprocal expm1 "
               "log2 log10 erf subtract multiply divide true_divide bitwise_not addcmul addcdiv "

@@ -397,6 +397,40 @@ class RemainderTensors(Remainder):
     node_name = "RemainderBackward1"
 
 
+class Fmod(Function):
+    """C's fmod: a - trunc(a / b) * b, the sign of a; FmodBackward1 when both are tensors."""
+
+    node_name = "FmodBackward0"
+
+    @classmethod
+    def apply(cls, a, b):
+        if cls is Fmod and isinstance(b, Tensor):
+            cls = FmodTensors
+        return super(Fmod, cls).apply(a, b)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _save(ctx, a, b)
+        x, y, dtype = _operands(a, b, "fmod")
+        _check_not_bool(dtype, "fmod_cpu")
+        _check_integer_divisor(y, dtype, "fmod", x)
+        return wrap(as_array(backends.current.fmod(x, y), dtype=dtype.np))
+
+    @staticmethod
+    def backward(ctx, grad):
+        # fmod(a, b) = a - trunc(a / b) * b, and trunc(a / b) is flat between jumps
+        a, b = _load(ctx)
+        gb = None
+        if ctx.needs_input_grad[1]:
+            wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
+            gb = -grad * div(a.to(wide), b.to(wide), rounding_mode="trunc").to(grad.dtype)
+        return grad, gb
+
+
+class FmodTensors(Fmod):
+    node_name = "FmodBackward1"
+
+
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` (``Tensor.__add__``)."""
     if alpha == 1 and not isinstance(alpha, bool):
@@ -441,6 +475,16 @@ def floor_divide(input, other):
 
 def remainder(input, other):
     return Remainder.apply(input, as_operand(other))
+
+
+def fmod(input, other):
+    """The remainder of ``input / other`` rounded towards zero (the sign of ``input``, as
+    C's fmod; ``remainder`` / ``%`` takes the sign of ``other``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}): input must be a "
+                        "Tensor; other a Tensor or a number")
+    return Fmod.apply(input, as_operand(other))
 
 
 def pow(input, exponent):
