@@ -58,6 +58,7 @@ from .ops.einsum import einsum
 from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
                         flatten, unflatten, broadcast_to, narrow, clone, flip, movedim, moveaxis,
                         ravel, fliplr, flipud, atleast_1d, atleast_2d, atleast_3d)
+from .ops.grids import broadcast_tensors, meshgrid, cartesian_prod, take, dist
 from .ops.joining import cat, concat, concatenate, stack, split, chunk, unbind, hstack, vstack
 from .ops.indexing import (select, gather, scatter, scatter_add, scatter_reduce, index_select,
                            index_add, index_put, masked_fill, masked_select, nonzero,

@@ -10,6 +10,7 @@ from . import _dtypes, _quantized_tensor, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import rotation as _rotation
+from .ops import grids
 from .ops import (activations, arithmetic, assignment, comparison, comparison_inplace, counting,
                   cumulative, diagonals, indexing, joining, linalg, order_statistics,
                   pointwise_binary, pointwise_ternary, reductions, repeating, sets, shape,
@@ -68,6 +69,7 @@ _METHODS = {
            "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim "
            "moveaxis ravel fliplr flipud",
     joining: "split chunk unbind",
+    grids: "take",
     indexing: "select gather scatter scatter_add scatter_reduce index_select index_add "
               "index_put masked_fill masked_select nonzero take_along_dim",
 }
