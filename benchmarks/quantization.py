@@ -220,8 +220,8 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--json", metavar="PATH", help="save every figure as JSON")
     parser.add_argument("--one-thread", action="store_true",
-                        help="learntorch's kernels and PyTorch on one thread (set OPENBLAS_NUM_THREADS=1 "
-                             "for numpy's BLAS)")
+                        help="learntorch's kernels and PyTorch on one thread "
+                             "(set OPENBLAS_NUM_THREADS=1 for numpy's BLAS)")
     args = parser.parse_args(argv)
     if args.one_thread:
         learntorch.set_num_threads(1)  # learntorch's parallel Numba kernels

@@ -40,7 +40,8 @@ Tensor.__init__ = legacy_init
 
 # ---------------------------------------------------------------- plain methods
 _METHODS = {
-    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow",
+    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod "
+                "pow",
     unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
            "trunc round square log2 log10 reciprocal tan asin acos atan sinh cosh asinh acosh "
            "atanh arcsin arccos arctan arcsinh arccosh arctanh lgamma digamma polygamma logit "

@@ -370,27 +370,12 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _save(ctx, a, b)
-        x, y, dtype = _operands(a, b, "remainder")
-        _check_not_bool(dtype, "remainder")
-        _check_integer_divisor(y, dtype, "remainder", x)
-        return wrap(as_array(backends.current.remainder(x, y), dtype=dtype.np))
+        return _remainder_forward(ctx, a, b, "remainder", "remainder")
 
     @staticmethod
     def backward(ctx, grad):
         # a % b = a - floor(a / b) * b, and floor(a / b) is flat between jumps
-        a, b = _load(ctx)
-        gb = None
-        if ctx.needs_input_grad[1]:
-            if not isinstance(a, Tensor):
-                raise RuntimeError("derivative for aten::remainder is not implemented (for a "
-                                   "number % tensor). Write it as a tensor: "
-                                   "torch.full_like(x, number) % x.")
-            # torch computes half-precision arithmetic in float32 ("opmath") and keeps a
-            # 0-d operand at its own precision, so divide in float32 before flooring
-            wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
-            gb = -grad * div(a.to(wide), b.to(wide), rounding_mode="floor").to(grad.dtype)
-        return grad, gb
+        return _remainder_backward(ctx, grad, "floor")
 
 
 class RemainderTensors(Remainder):
@@ -410,25 +395,41 @@ class Fmod(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _save(ctx, a, b)
-        x, y, dtype = _operands(a, b, "fmod")
-        _check_not_bool(dtype, "fmod_cpu")
-        _check_integer_divisor(y, dtype, "fmod", x)
-        return wrap(as_array(backends.current.fmod(x, y), dtype=dtype.np))
+        return _remainder_forward(ctx, a, b, "fmod", "fmod_cpu")
 
     @staticmethod
     def backward(ctx, grad):
         # fmod(a, b) = a - trunc(a / b) * b, and trunc(a / b) is flat between jumps
-        a, b = _load(ctx)
-        gb = None
-        if ctx.needs_input_grad[1]:
-            wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
-            gb = -grad * div(a.to(wide), b.to(wide), rounding_mode="trunc").to(grad.dtype)
-        return grad, gb
+        return _remainder_backward(ctx, grad, "trunc")
 
 
 class FmodTensors(Fmod):
     node_name = "FmodBackward1"
+
+
+def _remainder_forward(ctx, a, b, op, kernel_name):
+    """remainder / fmod: the backend method ``op`` on the operands in their result dtype."""
+    _save(ctx, a, b)
+    x, y, dtype = _operands(a, b, op)
+    _check_not_bool(dtype, kernel_name)
+    _check_integer_divisor(y, dtype, op, x)
+    return wrap(as_array(getattr(backends.current, op)(x, y), dtype=dtype.np))
+
+
+def _remainder_backward(ctx, grad, rounding_mode):
+    """d/da = 1; d/db = -(a / b rounded as the op rounds): the quotient is flat between jumps."""
+    a, b = _load(ctx)
+    gb = None
+    if ctx.needs_input_grad[1]:
+        if not isinstance(a, Tensor):
+            raise RuntimeError("derivative for aten::remainder is not implemented (for a "
+                               "number % tensor). Write it as a tensor: "
+                               "torch.full_like(x, number) % x.")
+        # torch computes half-precision arithmetic in float32 ("opmath") and keeps a
+        # 0-d operand at its own precision, so divide in float32 before rounding
+        wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
+        gb = -grad * div(a.to(wide), b.to(wide), rounding_mode=rounding_mode).to(grad.dtype)
+    return grad, gb
 
 
 def add(input, other, *, alpha=1):

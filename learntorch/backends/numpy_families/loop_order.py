@@ -39,7 +39,8 @@ def copy_in_loop_order(dst, src):
     src = np.broadcast_to(src, dst.shape)
     shape, strides = _loop_dims(dst.shape, [dst.strides, src.strides])
     dsz, ssz = dst.itemsize, src.itemsize
-    if not dst.ndim or any(s % dsz or s < 0 for s in strides[0]) or any(s % ssz or s < 0 for s in strides[1]):
+    odd = any(s % dsz or s < 0 for s in strides[0]) or any(s % ssz or s < 0 for s in strides[1])
+    if not dst.ndim or odd:
         np.copyto(dst, src, casting="unsafe")  # (one element; or no torch layout)
         return
     d_mem, s_mem = _flat_view(dst), _flat_view(src)
