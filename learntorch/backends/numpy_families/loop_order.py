@@ -28,8 +28,11 @@ VECTOR_BYTES = 64
 
 def reads_what_it_writes(dst, src):
     """Could copying ``src`` into ``dst`` element by element read a value it wrote?"""
-    return (dst.__class__ is np.ndarray and src.__class__ is np.ndarray and dst.size > 0
-            and np.may_share_memory(dst, src)
+    if dst.__class__ is not np.ndarray or src.__class__ is not np.ndarray or src is dst:
+        return False
+    if src.base is None and dst.base is None:
+        return False  # two arrays that own their memory (an in-place op's result, most often)
+    return (dst.size > 0 and np.may_share_memory(dst, src)
             and not (dst.__array_interface__["data"][0] == src.__array_interface__["data"][0]
                      and dst.shape == src.shape and dst.strides == src.strides))
 

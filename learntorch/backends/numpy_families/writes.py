@@ -15,7 +15,8 @@ class Writes:
     def copy_into(self, dst, src):
         """dst[...] = src, ``src`` broadcast to dst's shape and cast to its dtype.  A source
         that is dst's own memory rearranged is copied in torch's loop order (loop_order.py)."""
-        if reads_what_it_writes(dst, src):
+        if (getattr(dst, "base", None) is not None or getattr(src, "base", None) is not None) \
+                and reads_what_it_writes(dst, src):  # (a view: the cheap test first)
             copy_in_loop_order(dst, src)
         else:
             np.copyto(dst, src, casting="unsafe")
