@@ -63,7 +63,11 @@ def copy_in_loop_order(dst, src):
                 d_mem[d] = scalar if scalar is not None else s_mem[s]  # (read, then write)
                 i += chunk
         for k in range(start + i, start + row):
-            d_mem[d_at[k]] = s_mem[s_at[k]]
+            if vector or dst.dtype == src.dtype:
+                d_mem[d_at[k]] = s_mem[s_at[k]]
+            else:  # C's conversion, as np.copyto's (a scalar assignment refuses nan -> int)
+                d, s = d_at[k], s_at[k]
+                np.copyto(d_mem[d:d + 1], s_mem[s:s + 1], casting="unsafe")
 
 
 def _loop_dims(shape, strides):
