@@ -47,7 +47,11 @@ class ElementwiseMath:
         return _arr(np.trunc(x))
 
     def round(self, x, decimals=0):
-        """Half to even, as torch (numpy's rule too)."""
+        """Half to even, as torch (numpy's rule too).  With decimals, ``rint(x * 10**d) /
+        10**d``: half precision computes that in float32 and rounds once, as torch's kernel
+        (in float16, 2.35 * 10 would round up to 23.5 and end at 2.4; torch gives 2.3)."""
+        if decimals and x.dtype.itemsize == 2 and x.dtype.kind != "i" and _on_host(x):
+            return _arr(np.round(x.astype(np.float32), decimals), dtype=x.dtype)
         return _arr(np.round(x, decimals), dtype=x.dtype)
 
     def nan_to_num(self, x, nan, posinf, neginf):
