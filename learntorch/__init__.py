@@ -26,7 +26,7 @@ from . import autograd, backends, cuda, nn
 from . import optim
 from .serialization import save, load
 from .ops.arithmetic import (add, sub, subtract, mul, multiply, div, divide, true_divide,
-                             floor_divide, remainder, pow, rsub)
+                             floor_divide, remainder, fmod, pow, rsub)
 from .ops.unary import (neg, negative, exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, abs,
                         absolute, sign, floor, ceil, trunc, round, square, log2, log10,
                         reciprocal, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
@@ -58,6 +58,7 @@ from .ops.einsum import einsum
 from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
                         flatten, unflatten, broadcast_to, narrow, clone, flip, movedim, moveaxis,
                         ravel, fliplr, flipud, atleast_1d, atleast_2d, atleast_3d)
+from .ops.grids import broadcast_tensors, meshgrid, cartesian_prod, take, dist
 from .ops.joining import cat, concat, concatenate, stack, split, chunk, unbind, hstack, vstack
 from .ops.indexing import (select, gather, scatter, scatter_add, scatter_reduce, index_select,
                            index_add, index_put, masked_fill, masked_select, nonzero,

@@ -10,6 +10,7 @@ from . import _dtypes, _quantized_tensor, _tensor, factories
 from ._device import to_device
 from ._tensor import Tensor
 from .ops import rotation as _rotation
+from .ops import grids
 from .ops import (activations, arithmetic, assignment, comparison, comparison_inplace, counting,
                   cumulative, diagonals, indexing, joining, linalg, order_statistics,
                   pointwise_binary, pointwise_ternary, reductions, repeating, sets, shape,
@@ -39,7 +40,8 @@ Tensor.__init__ = legacy_init
 
 # ---------------------------------------------------------------- plain methods
 _METHODS = {
-    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder pow",
+    arithmetic: "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod "
+                "pow",
     unary: "neg negative exp log log1p expm1 sqrt rsqrt sin cos abs absolute sign floor ceil "
            "trunc round square log2 log10 reciprocal tan asin acos atan sinh cosh asinh acosh "
            "atanh arcsin arccos arctan arcsinh arccosh arctanh lgamma digamma polygamma logit "
@@ -68,6 +70,7 @@ _METHODS = {
            "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim "
            "moveaxis ravel fliplr flipud",
     joining: "split chunk unbind",
+    grids: "take",
     indexing: "select gather scatter scatter_add scatter_reduce index_select index_add "
               "index_put masked_fill masked_select nonzero take_along_dim",
 }
@@ -181,7 +184,7 @@ def _inplace_of(fn, name):
     return method
 
 
-for _name in ("add sub mul div pow remainder floor_divide clamp clip neg exp log log1p sqrt "
+for _name in ("add sub mul div pow remainder fmod floor_divide clamp clip neg exp log log1p sqrt "
               "rsqrt sin cos abs sign floor ceil trunc round tanh sigmoid relu "
               "index_add scatter scatter_add scatter_reduce index_put square reciprocal expm1 "
               "log2 log10 erf subtract multiply divide true_divide bitwise_not addcmul addcdiv "

@@ -613,15 +613,15 @@ how it is implemented rather than a rule a program can rely on:
   matrix products. Results agree to the dtype's precision; the fuzzer compares them so, and
   gradients relative to their largest element (a second derivative that is exactly 0 may
   come back from either library as a few ulps of rounding noise).
-- **`remainder` (`%`) of floats whose quotient is large.** torch's CPU loop computes
-  `a - b * floor(a / b)` in its vectorized part and `fmod` (then a correction) in its scalar
-  part, so which formula an element gets depends on the tensor's length and layout; they
-  differ in the last bits when `|a / b|` is large (float32: about 1e-5 relative at 200).
-  learntorch always takes numpy's `fmod`-based remainder.
 - **`copy_` from a source that is the destination's own memory rearranged**
-  (`x.copy_(x[:, 0])`, broadcast over `x`): torch does not refuse it and its result depends
-  on the order its loop writes in; learntorch reads the whole source first, as if it were a
-  copy. (Partial overlaps that torch refuses, such as `x[1:].copy_(x[:-1])`, are refused.)
+  (`x.copy_(x[:, 0])` on a square `x`): torch does not refuse it, and what a later element
+  reads depends on what its loop wrote before; learntorch replays torch's loop order (its
+  dims, sorted by strides, and 64 bytes read before they are written along a contiguous
+  row), so the values agree. Not replayed: torch's AVX2-only builds (32 bytes at a time),
+  copies over 32768 elements (torch splits them between threads), and a copy recorded by
+  autograd (the destination or source requires grad), where learntorch reads the whole
+  source first. (Partial overlaps that torch refuses, such as `x[1:].copy_(x[:-1])`, are
+  refused.)
 - **Inference tensors** are marked (`is_inference()`), and one cannot be made to require grad
   outside `inference_mode`, as in torch; torch's other refusals for them (an in-place change
   outside `inference_mode`, saving one for backward) are not reproduced.

@@ -31,7 +31,7 @@ PYTHON = "python"                # Python reading a tensor's value, or print(): 
 OTHER = "other"
 
 KINDS = {
-    ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder
+    ELEMENTWISE: """Add Sub Mul Div Pow FloorDivide RoundedDiv Remainder Fmod
         Neg Exp Log Log2 Log10 Log1p Expm1 Sqrt Rsqrt Reciprocal Sin Cos Abs Erf
         _Piecewise RoundDecimals Tanh Sigmoid Relu Gelu Silu Softplus Clamp
         _Select Where Addcmul Addcdiv Lerp LerpTensorWeight ToDtype MaskedFill

@@ -370,31 +370,66 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _save(ctx, a, b)
-        x, y, dtype = _operands(a, b, "remainder")
-        _check_not_bool(dtype, "remainder")
-        _check_integer_divisor(y, dtype, "remainder", x)
-        return wrap(as_array(backends.current.remainder(x, y), dtype=dtype.np))
+        return _remainder_forward(ctx, a, b, "remainder", "remainder")
 
     @staticmethod
     def backward(ctx, grad):
         # a % b = a - floor(a / b) * b, and floor(a / b) is flat between jumps
-        a, b = _load(ctx)
-        gb = None
-        if ctx.needs_input_grad[1]:
-            if not isinstance(a, Tensor):
-                raise RuntimeError("derivative for aten::remainder is not implemented (for a "
-                                   "number % tensor). Write it as a tensor: "
-                                   "torch.full_like(x, number) % x.")
-            # torch computes half-precision arithmetic in float32 ("opmath") and keeps a
-            # 0-d operand at its own precision, so divide in float32 before flooring
-            wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
-            gb = -grad * div(a.to(wide), b.to(wide), rounding_mode="floor").to(grad.dtype)
-        return grad, gb
+        return _remainder_backward(ctx, grad, "floor")
 
 
 class RemainderTensors(Remainder):
     node_name = "RemainderBackward1"
+
+
+class Fmod(Function):
+    """C's fmod: a - trunc(a / b) * b, the sign of a; FmodBackward1 when both are tensors."""
+
+    node_name = "FmodBackward0"
+
+    @classmethod
+    def apply(cls, a, b):
+        if cls is Fmod and isinstance(b, Tensor):
+            cls = FmodTensors
+        return super(Fmod, cls).apply(a, b)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _remainder_forward(ctx, a, b, "fmod", "fmod_cpu")
+
+    @staticmethod
+    def backward(ctx, grad):
+        # fmod(a, b) = a - trunc(a / b) * b, and trunc(a / b) is flat between jumps
+        return _remainder_backward(ctx, grad, "trunc")
+
+
+class FmodTensors(Fmod):
+    node_name = "FmodBackward1"
+
+
+def _remainder_forward(ctx, a, b, op, kernel_name):
+    """remainder / fmod: the backend method ``op`` on the operands in their result dtype."""
+    _save(ctx, a, b)
+    x, y, dtype = _operands(a, b, op)
+    _check_not_bool(dtype, kernel_name)
+    _check_integer_divisor(y, dtype, op, x)
+    return wrap(as_array(getattr(backends.current, op)(x, y), dtype=dtype.np))
+
+
+def _remainder_backward(ctx, grad, rounding_mode):
+    """d/da = 1; d/db = -(a / b rounded as the op rounds): the quotient is flat between jumps."""
+    a, b = _load(ctx)
+    gb = None
+    if ctx.needs_input_grad[1]:
+        if not isinstance(a, Tensor):
+            raise RuntimeError("derivative for aten::remainder is not implemented (for a "
+                               "number % tensor). Write it as a tensor: "
+                               "torch.full_like(x, number) % x.")
+        # torch computes half-precision arithmetic in float32 ("opmath") and keeps a
+        # 0-d operand at its own precision, so divide in float32 before rounding
+        wide = _dtypes.float32 if grad.dtype is _dtypes.float16 else grad.dtype
+        gb = -grad * div(a.to(wide), b.to(wide), rounding_mode=rounding_mode).to(grad.dtype)
+    return grad, gb
 
 
 def add(input, other, *, alpha=1):
@@ -441,6 +476,16 @@ def floor_divide(input, other):
 
 def remainder(input, other):
     return Remainder.apply(input, as_operand(other))
+
+
+def fmod(input, other):
+    """The remainder of ``input / other`` rounded towards zero (the sign of ``input``, as
+    C's fmod; ``remainder`` / ``%`` takes the sign of ``other``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}): input must be a "
+                        "Tensor; other a Tensor or a number")
+    return Fmod.apply(input, as_operand(other))
 
 
 def pow(input, exponent):

@@ -115,6 +115,8 @@ ELEMENTWISE.update({
     "maximum": (2, st.none(), lambda lib, a, b, p: lib.maximum(a, b)),
     "minimum": (2, st.none(), lambda lib, a, b, p: lib.minimum(a, b)),
     "where": (2, st.none(), lambda lib, a, b, p: lib.where(a > 0, a, b)),
+    "fmod": (2, st.none(), lambda lib, a, b, p: lib.fmod(a, b)),
+    "fmod scalar": (1, SCALARS, lambda lib, a, p: lib.fmod(a, p)),
     "atan2": (2, st.none(), lambda lib, a, b, p: lib.atan2(a, b)),
     "hypot": (2, st.none(), lambda lib, a, b, p: lib.hypot(a, b)),
     "xlogy": (2, st.none(), lambda lib, a, b, p: lib.xlogy(a, b)),

@@ -17,6 +17,11 @@ def _arr(out, dtype=None):
     return as_array(out, dtype)
 
 
+def _on_host(*operands):
+    """No operand is a device array (those take the ufunc their device implements)."""
+    return not any(hasattr(x, "tensor_device") for x in operands)
+
+
 class ElementwiseMath:
     # ---- one operand: the arithmetic of signs and magnitudes ----
     def neg(self, x):
@@ -42,7 +47,11 @@ class ElementwiseMath:
         return _arr(np.trunc(x))
 
     def round(self, x, decimals=0):
-        """Half to even, as torch (numpy's rule too)."""
+        """Half to even, as torch (numpy's rule too).  With decimals, ``rint(x * 10**d) /
+        10**d``: half precision computes that in float32 and rounds once, as torch's kernel
+        (in float16, 2.35 * 10 would round up to 23.5 and end at 2.4; torch gives 2.3)."""
+        if decimals and x.dtype.itemsize == 2 and x.dtype.kind != "i" and _on_host(x):
+            return _arr(np.round(x.astype(np.float32), decimals), dtype=x.dtype)
         return _arr(np.round(x, decimals), dtype=x.dtype)
 
     def nan_to_num(self, x, nan, posinf, neginf):
@@ -142,8 +151,17 @@ class ElementwiseMath:
                     dtype=q.dtype)
 
     def remainder(self, a, b):
-        """a - floor(a / b) * b: the sign of b, as Python's ``%``."""
-        return _arr(np.remainder(a, b))
+        """a - floor(a / b) * b: the sign of b, as Python's ``%``.
+
+        Floats as torch's loop computes them: ``fmod`` (exact), then ``+ b`` where the two
+        signs differ.  A zero result keeps fmod's sign, that of ``a`` (numpy and Python give
+        it b's sign: ``0.0 % -inf`` is -0.0 there, 0.0 in torch, and a later ``x // 0``
+        tells the two apart)."""
+        if np.result_type(a, b).kind in "biu" or not _on_host(a, b):
+            return _arr(np.remainder(a, b))
+        mod = np.fmod(a, b)
+        wrong_sign = (mod != 0) & ((_arr(b) < 0) != (mod < 0))
+        return _arr(np.where(wrong_sign, mod + b, mod), dtype=_arr(mod).dtype)
 
     def fmod(self, a, b):
         """a - trunc(a / b) * b: the sign of a, as C's ``fmod``."""

@@ -8,11 +8,18 @@ broadcasts the source to where it goes.
 """
 import numpy as np
 
+from .loop_order import copy_in_loop_order, reads_what_it_writes
+
 
 class Writes:
     def copy_into(self, dst, src):
-        """dst[...] = src, ``src`` broadcast to dst's shape and cast to its dtype."""
-        np.copyto(dst, src, casting="unsafe")
+        """dst[...] = src, ``src`` broadcast to dst's shape and cast to its dtype.  A source
+        that is dst's own memory rearranged is copied in torch's loop order (loop_order.py)."""
+        if (getattr(dst, "base", None) is not None or getattr(src, "base", None) is not None) \
+                and reads_what_it_writes(dst, src):  # (a view: the cheap test first)
+            copy_in_loop_order(dst, src)
+        else:
+            np.copyto(dst, src, casting="unsafe")
 
     def fill(self, dst, value):
         """Every element of ``dst`` becomes ``value``."""

@@ -356,43 +356,24 @@ class Module:
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy tensors from ``state_dict`` into this module's parameters and buffers."""
+        """Copy tensors from ``state_dict`` into this module's parameters and buffers.
+
+        As torch: each module loads its own entries (``_load_from_state_dict``, which a
+        module keeping other state overrides -- a quantized Linear's packed weight), from a
+        copy of the entries under its prefix, then its children theirs."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        expected = {}
-        for module_prefix, module in self.named_modules(remove_duplicate=False):
-            p = module_prefix + "." if module_prefix else ""
-            for name, param in module._parameters.items():
-                if param is not None:
-                    expected[p + name] = (module, name, "_parameters")
-            for name, buf in module._buffers.items():
-                if buf is not None and name not in module._non_persistent_buffers_set:
-                    expected[p + name] = (module, name, "_buffers")
-        missing = [k for k in expected if k not in state_dict]
-        unexpected = [k for k in state_dict.keys() if k not in expected]
-        errors = []
-        for key, (module, name, registry) in expected.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            target = getattr(module, registry)[name]
-            if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                              f"or Tensor-like object from checkpoint but received "
-                              f"{type(value)}")
-                continue
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{target.shape}.")
-                continue
-            with grad_mode.no_grad():
-                if assign:
-                    new = value if registry == "_buffers" else Parameter(
-                        value.detach(), target.requires_grad)
-                    getattr(module, registry)[name] = new
-                else:
-                    target.copy_(value)
+        missing, unexpected, errors = [], [], []
+
+        def load(module, local, prefix):
+            module._load_from_state_dict(local, prefix, {"assign_to_params_buffers": assign},
+                                         True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
+                         child_prefix)
+        load(self, collections.OrderedDict(state_dict), "")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -404,6 +385,49 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
         return _IncompatibleKeysResult(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load this module's own parameters and persistent buffers from
+        ``state_dict[prefix + name]``; note the missing ones, and (``strict``) the keys under
+        ``prefix`` that name neither one of them nor a child."""
+        own = {}
+        for name, param in self._parameters.items():
+            if param is not None:
+                own[name] = "_parameters"
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                own[name] = "_buffers"
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, registry in own.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            target = getattr(self, registry)[name]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  "torch.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(value)}")
+                continue
+            if tuple(value.shape) != tuple(target.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{value.shape} from checkpoint, the shape in current model "
+                                  f"is {target.shape}.")
+                continue
+            with grad_mode.no_grad():
+                if assign:
+                    getattr(self, registry)[name] = value if registry == "_buffers" else \
+                        Parameter(value.detach(), target.requires_grad)
+                else:
+                    target.copy_(value)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix):
+                    head = key[len(prefix):].split(".", 1)
+                    if head[0] not in (self._modules if len(head) > 1 else own):
+                        unexpected_keys.append(key)
 
     # ------------------------------------------------------------------ hooks and call
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):

@@ -6,7 +6,7 @@ and its scale(s) and zero point(s) as the kernel takes them.  ``_weight_bias()``
 the quantized weight and the float bias back, as torch's ``linear_unpack``.
 
 The state dict holds what torch's does: ``<prefix>dtype`` and ``<prefix>_packed_params``,
-the tuple (quantized weight, bias).
+the tuple (quantized weight, bias); ``load_state_dict`` packs them again.
 """
 import numpy as np
 
@@ -64,6 +64,15 @@ class LinearPackedParams(Module):
         super()._save_to_state_dict(destination, prefix, keep_vars)
         destination[prefix + "dtype"] = self.dtype
         destination[prefix + "_packed_params"] = self._weight_bias()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # torch's (version 3): the dtype, then the (quantized weight, bias) pair, packed again
+        self.dtype = state_dict.pop(prefix + "dtype")
+        weight, bias = state_dict.pop(prefix + "_packed_params")
+        self.set_weight_bias(weight, bias)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def __repr__(self):
         return repr(self._weight_bias())

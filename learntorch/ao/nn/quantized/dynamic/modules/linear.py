@@ -67,6 +67,15 @@ class Linear(Module):
         destination[prefix + "scale"] = tensor(self.scale)
         destination[prefix + "zero_point"] = tensor(self.zero_point)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # torch's: the scale and zero point are read (a KeyError when absent, as torch) and
+        # taken out; the weight and bias are the ``_packed_params`` child's to load
+        self.scale = float(state_dict.pop(prefix + "scale"))
+        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """A dynamic quantized Linear with ``mod``'s weight quantized by its qconfig's
