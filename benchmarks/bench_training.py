@@ -141,6 +141,33 @@ def cnn_step(batch, size):
         metric=milliseconds_per_step())
 
 
+def in_reference_tier(step):
+    """``step`` run in the reference tier (the engine as written, numpy backend): what a
+    learner runs with ``LEARNTORCH_REFERENCE=1``."""
+    def reference_step():
+        with learntorch.tiers.use("reference"):
+            step()
+    return reference_step
+
+
+@case("MLP 784-256-128-10 train step, batch 128, reference tier (numpy column: the fast "
+      "tier)", batch=128, inputs=784, tiny=dict(batch=4, inputs=16),
+      target=at_most_times(5, "numpy", "the reference tier ≤ 5× the fast tier's time on the "
+                                       "MLP step"))
+def mlp_step_reference(batch, inputs):
+    """What reading the engine as written costs: the same step in both tiers, so vs_numpy is
+    the reference tier's slowdown (chapters must still run in it)."""
+    widths = (inputs, 256, 128, 10)
+    x, y = _batch(batch, inputs)
+    model = _seeded(learntorch, mlp, widths)
+    return Contenders(
+        learntorch=in_reference_tier(train_step(learntorch, model, x, y)),
+        numpy=train_step(learntorch, _seeded(learntorch, mlp, widths), x, y),
+        torch=train_step(torch, _seeded(torch, mlp, widths), x, y) if torch else None,
+        note="numpy column = learntorch's fast tier",
+        metric=milliseconds_per_step())
+
+
 def autocast_train_step(torch, model, x, y):
     """``train_step`` with the forward pass and the loss in ``torch.autocast("cpu")``
     (bfloat16 linear layers, a float32 loss), backward and the step outside, as torch's

@@ -327,3 +327,79 @@ def quantization_scale_slider(rows, cols):
             slider.value = next(scales)  # a new grid: requantize, new error, new picture
         return move
     return timed_by_learntorch_only(build)
+
+
+@case("KernelGrid: a 4×24 tensor's tree reduction, Step clicked", rows=4, cols=24,
+      tiny=dict(rows=2, cols=4), target=redraw_target("KernelGrid's Step button"))
+def kernel_grid_step(rows, cols):
+    def build():
+        import ipywidgets
+        import numpy as np
+        from widgets import KernelGrid
+
+        x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols) % 7
+
+        def make(k):
+            # the launch (in the simulator where there is no GPU) is made here, untimed
+            view = KernelGrid(x + k, kernel="reduce").view()
+            return control(view, ipywidgets.Button, "Step")
+
+        def click_to_the_end(step_button):
+            clicks = 0
+            while not step_button.disabled:   # every round drawn for the first time
+                step_button.click()
+                clicks += 1
+            return max(clicks, 1)
+        return per_action_on_fresh_widgets(make, click_to_the_end)
+    return timed_by_learntorch_only(build)
+
+
+@case("ProfilerView: an MLP step's profile, rows slider moved", hidden=64,
+      tiny=dict(hidden=8), target=redraw_target("ProfilerView's rows slider"))
+def profiler_view_rows(hidden):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from learntorch.profiler import profile
+        from widgets import ProfilerView
+
+        torch.manual_seed(0)
+        mlp = torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.ReLU(),
+                                  torch.nn.Linear(hidden, 10))
+        with profile() as prof:
+            torch.nn.functional.cross_entropy(mlp(torch.randn(64, 64)),
+                                              torch.randint(0, 10, (64,))).backward()
+
+        def make(k):
+            return control(ProfilerView(prof, rows=1).view(), ipywidgets.IntSlider, "rows")
+
+        def move_through_every_value(slider):
+            for value in range(2, slider.max + 1):   # each a picture not drawn before
+                slider.value = value
+            return max(slider.max - 1, 1)
+        return per_action_on_fresh_widgets(make, move_through_every_value)
+    return timed_by_learntorch_only(build)
+
+
+@case("PrecisionExplorer: a 64-128-10 MLP's gradients, loss-scale slider moved one step",
+      hidden=128, tiny=dict(hidden=8), target=redraw_target("PrecisionExplorer's loss-scale slider"))
+def precision_loss_scale_slider(hidden):
+    def build():
+        import ipywidgets
+        import learntorch as torch
+        from widgets import PrecisionExplorer
+
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.ReLU(),
+                                    torch.nn.Linear(hidden, 10))
+        loss = torch.nn.functional.cross_entropy(model(torch.randn(64, 64)),
+                                                 torch.randint(0, 10, (64,)))
+        (loss * 1e-4).backward()
+        explorer = PrecisionExplorer(model, dtype="float16")
+        slider = control(explorer.view(), ipywidgets.FloatLogSlider, "loss scale")
+        scales = itertools.cycle([2.0 ** k for k in (0, 4, 8, 12, 16, 20)])
+
+        def move():
+            slider.value = next(scales)  # cast again, count again, a new picture
+        return move
+    return timed_by_learntorch_only(build)

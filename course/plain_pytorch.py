@@ -37,7 +37,7 @@ from .notebook import marks, read_notebook
 # learntorch's modules that PyTorch has under the same path (learntorch.X -> torch.X)
 MIRRORED = ("", ".nn", ".nn.functional", ".nn.init", ".optim", ".optim.lr_scheduler",
             ".utils.data", ".autograd", ".distributed", ".nn.parallel", ".ao.quantization",
-            ".ao.nn.quantized.dynamic")
+            ".ao.nn.quantized.dynamic", ".profiler")
 _IMPORT = re.compile(r"^(\s*)(import|from)\s+learntorch((?:\.\w+)*)\b")
 CELL_SECONDS = 600
 

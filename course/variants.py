@@ -22,6 +22,8 @@ a learner might write, each declared right or wrong::
 * a ``correct`` variant is another right answer, written differently from the
   instructor's (another formula, another API, another style): the exercise's visible
   check must pass it (print ``✓ 04.1 passed``);
+* ``edited(source, (old, new), ...)`` writes a variant as a change of another (a right
+  answer with the one wrong line a mistake is about);
 * a ``mistake`` is a wrong answer the text warns about, or a common one: the visible
   check must fail it with an ``ExerciseCheckFailed`` whose message contains every
   string of ``feedback`` (case does not matter) -- words that name the mistake, so the
@@ -81,6 +83,23 @@ def mistake(title, source, *, feedback, raises="ExerciseCheckFailed"):
         raise ValueError(f"mistake {title!r}: give the words its feedback must contain")
     return Variant("mistake", title, textwrap.dedent(source).strip("\n") + "\n",
                    tuple(feedback), raises)
+
+
+def edited(source, *changes):
+    """``source`` (a variant's solution) with each ``(old, new)`` change made once.
+
+    A mistake is often a right answer with one line wrong; written as an edit of that
+    answer, the spec shows the one line a learner got wrong instead of a near copy of
+    the whole cell.  Each ``old`` must stand exactly once in the source, so a spec
+    whose base answer changed fails loudly instead of testing something else.
+    """
+    text = source
+    for old, new in changes:
+        count = text.count(old)
+        if count != 1:
+            raise ValueError(f"edited(): {old!r} stands {count} times in the source, not once")
+        text = text.replace(old, new)
+    return text
 
 
 def spec_path(source):

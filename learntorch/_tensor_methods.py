@@ -63,7 +63,7 @@ _METHODS = {
     softmax: "softmax log_softmax",
     sorting: "sort argsort topk",
     special: "erf",
-    linalg: "matmul mm bmm dot outer cross",
+    linalg: "matmul mm bmm dot outer cross mv addmm baddbmm",
     shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
            "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim "
            "moveaxis ravel fliplr flipud",

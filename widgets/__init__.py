@@ -4,7 +4,8 @@ Each public name is one call with good defaults::
 
     from widgets import show_graph, BackpropStepper, OptimizerExplorer
     from widgets import TrainingDashboard, TensorExplorer, ConvExplorer, RingAllReduce
-    from widgets import QuantizationExplorer
+    from widgets import KernelGrid, ProfilerView   # CUDA threads and blocks; a profile's ops
+    from widgets import QuantizationExplorer, PrecisionExplorer
     from widgets import show_program           # a captured or exported program's graph
     from widgets import show_compiled          # a compiled function's graph and kernels
 
@@ -34,6 +35,9 @@ _EXPORTS = {
     "show_compiled": "compile_view",
     "CompiledView": "compile_view",
     "QuantizationExplorer": "quantization_explorer",
+    "KernelGrid": "kernel_grid",
+    "ProfilerView": "profiler_view",
+    "PrecisionExplorer": "precision_explorer",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -245,6 +245,39 @@ class BarChart:
         return "".join(parts)
 
 
+class HistogramAxes:
+    """The plot area of a histogram panel ``width`` x ``height`` pixels whose bars are
+    ``counts`` over the bins ``edges``: ``px(x)`` and ``py(count)`` map data to pixels (x is
+    held inside the bins' range, the tallest bar reaches 1/1.1 of the height)."""
+
+    def __init__(self, width, height, counts, edges):
+        self.left, self.top = MARGIN["left"], MARGIN["top"]
+        self.right, self.bottom = width - MARGIN["right"], height - MARGIN["bottom"]
+        self.xlo, self.xhi = float(edges[0]), float(edges[-1])
+        self.top_count = max(int(counts.max()), 1) * 1.1
+
+    def px(self, x):
+        x = min(max(x, self.xlo), self.xhi)
+        return self.left + (x - self.xlo) * (self.right - self.left) / (self.xhi - self.xlo)
+
+    def py(self, count):
+        return self.bottom - count * (self.bottom - self.top) / self.top_count
+
+
+class HistogramPanel:
+    """Base of a panel that draws ``explorer.histogram()`` (counts, bin edges): subclasses set
+    ``width`` and ``height`` and write ``svg(x0)`` with the counts and axes ``frame()`` gives."""
+
+    width, height = 460, 260
+
+    def __init__(self, explorer):
+        self.explorer = explorer
+
+    def frame(self):
+        counts, edges = self.explorer.histogram()
+        return counts, edges, HistogramAxes(self.width, self.height, counts, edges)
+
+
 def svg_document(panels, gap=16):
     """The panels side by side in one SVG document of their natural size in pixels
     (``widgets._svg_fit.fit_width`` makes it shrink to a narrower output)."""

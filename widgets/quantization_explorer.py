@@ -37,8 +37,8 @@ import numpy as np
 import learntorch
 
 from ._base import Widget
-from ._svg_chart import C0, C3, FONT, LineChart, Line, MARGIN, _text, nice_ticks, svg_document, \
-    tick_text
+from ._svg_chart import C0, C3, FONT, HistogramPanel, LineChart, Line, _text, nice_ticks, \
+    svg_document, tick_text
 
 CODE_RANGES = {"qint8": (-128, 127), "quint8": (0, 255)}
 MIN_GRID_SPACING = 3.0  # pixels: closer grid lines are thinned to every k-th
@@ -279,27 +279,16 @@ class QuantizationExplorer(Widget):
             f"(rounding alone: at most scale / 2 = {self.scale / 2:.4g})</pre>")
 
 
-class _HistogramPanel:
+class _HistogramPanel(HistogramPanel):
     """The histogram of the values with the grid's lines over it; beyond the grid, red."""
 
     width, height = 460, 260
 
-    def __init__(self, explorer):
-        self.explorer = explorer
-
     def svg(self, x0=0):
         e = self.explorer
-        left, top = MARGIN["left"], MARGIN["top"]
-        right, bottom = self.width - MARGIN["right"], self.height - MARGIN["bottom"]
-        counts, edges = e.histogram()
-        xlo, xhi = float(edges[0]), float(edges[-1])
-        top_count = max(int(counts.max()), 1) * 1.1
-
-        def px(x):
-            return left + (x - xlo) * (right - left) / (xhi - xlo)
-
-        def py(c):
-            return bottom - c * (bottom - top) / top_count
+        counts, edges, axes = self.frame()
+        left, top, right, bottom = axes.left, axes.top, axes.right, axes.bottom
+        xlo, xhi, px, py = axes.xlo, axes.xhi, axes.px, axes.py
         g_low, g_high = e.grid_range()
         lines, k = e.grid_lines(right - left)
         every = "every level" if k == 1 else f"one line per {k} levels"

@@ -731,9 +731,8 @@ You can now build and read a convolutional network: sliding windows and the one 
 behind them, the output-size formula, channels, pooling and its gradient, batch norm's two modes,
 receptive fields — and a CNN that beats the MLP with fewer weights. The engine computed every
 convolution in this chapter with numpy's matrix product or a Numba kernel behind one backend
-method; the chapter about those kernels and the devices they run on is still being written.
-Meanwhile, [**09 · Saving, resuming and deploying**](09_save_deploy.ipynb) shows what happens to a
-model after training: saving it, resuming an interrupted run exactly, and deploying it with ONNX.
+method. Next, [**08 · Kernels and devices**](08_kernels_devices.ipynb) opens those kernels up: you
+write your own, train a model on them, write a CUDA kernel, and profile a training step.
 """)
 
 if __name__ == "__main__":

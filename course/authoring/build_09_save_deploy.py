@@ -775,8 +775,8 @@ ch.markdown(r"""
 
 A model can now leave the notebook: as a `state_dict` to load into the same code, as a checkpoint
 that resumes a run exactly, or as an ONNX file that runs wherever ONNX Runtime does. Next,
-[**11 · Compile**](11_compile.ipynb) turns a model's Python into a graph and fuses it into
-generated kernels (chapter 10 is still being written).
+[**10 · Mixed precision**](10_mixed_precision.ipynb) trains the same kind of model with 16-bit
+floats: what float16 and bfloat16 can hold, `torch.autocast`, and loss scaling with `GradScaler`.
 """)
 
 if __name__ == "__main__":

@@ -16,9 +16,12 @@ back: a float32 weight used in a bfloat16 matmul gets a float32 ``.grad``.
 Outside any autocast region ``apply`` is the plain one: autocast costs nothing when off.
 
 The state (enabled and dtype per device type, the nesting depth, the weight-cast cache) is
-per process; torch keeps it per thread.
+per thread, as torch's: a region entered in one thread does not cast another thread's ops,
+and a new thread starts with autocast off.  The hook on ``Function.apply`` is process-wide:
+it is on while any thread has a region on, and passes through the ops of the others.
 """
 import functools
+import threading
 import warnings
 
 from .. import _dtypes
@@ -34,17 +37,29 @@ _ELIGIBLE = frozenset(d for d in _dtypes.ALL_DTYPES
                       if d.is_floating_point and d is not _dtypes.float64)
 
 
-class _State:
-    enabled = {"cpu": False, "cuda": False}
-    dtype = dict(_DEFAULT_DTYPES)
-    cache_enabled = True
-    nesting = 0
-    cache = {}           # id(float32 leaf weight) -> (the weight, its cast): reused in a region
-    active = {}          # Function class -> its caster (``_active_table``) for the enabled devices
-    active_ref = [{}]    # [active]: what the hook at ``Function.apply`` reads
+class _ThreadState(threading.local):
+    """One thread's autocast state (``threading.local``: each thread sees its own, made by
+    ``__init__`` the first time it looks)."""
+
+    def __init__(self):
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = dict(_DEFAULT_DTYPES)
+        self.cache_enabled = True
+        self.nesting = 0
+        self.cache = {}    # id(float32 leaf weight) -> (the weight, its cast): reused in a region
+        self.active = {}   # Function class -> its caster (``_active_table``), enabled devices
+
+
+_State = _ThreadState()  # the calling thread's state
+
+
+class _Shared:
+    """What all threads share: the resolved tables and the hook on ``Function.apply``."""
     tables = {}          # device type -> {Function class: policy}, resolved on first use
     built = {}           # ((device type, dtype), ...) enabled -> its ``active`` table
     restore = None       # puts the plain Function.apply back
+    threads_on = 0       # how many threads have an autocast device enabled
+    lock = threading.Lock()
 
 
 # ---------------------------------------------------------------- torch's state functions
@@ -112,9 +127,9 @@ def _active_table(enabled):
     the arguments (the target dtype of LOWER and FP32 ops) are taken here, not per call."""
     rules = {}
     for device_type, dtype in enabled:
-        if device_type not in _State.tables:
-            _State.tables[device_type] = _policy.resolve(device_type)
-        for cls, policy in _State.tables[device_type].items():
+        if device_type not in _Shared.tables:
+            _Shared.tables[device_type] = _policy.resolve(device_type)
+        for cls, policy in _Shared.tables[device_type].items():
             rules.setdefault(cls, []).append((policy, device_type, dtype))
     return {cls: _caster(cls, device_rules) for cls, device_rules in rules.items()}
 
@@ -155,19 +170,22 @@ def _step(cls, policy, device_type, dtype):
 
 
 def _rebuild():
-    """Recompute which Function classes the enabled devices cast, and put the hook on
-    ``Function.apply`` while any device is enabled (off again when none is)."""
+    """Recompute which Function classes this thread's enabled devices cast, and put the hook
+    on ``Function.apply`` while any thread has a device enabled (off again when none has)."""
     key = tuple((d, _State.dtype[d]) for d, on in _State.enabled.items() if on)
-    active = _State.built.get(key)
+    active = _Shared.built.get(key)
     if active is None:  # built once per combination of devices and dtypes: regions are cheap
-        active = _State.built[key] = _active_table(key)
-    _State.active = _State.active_ref[0] = active
-    _function.set_autocast_hook(_cast_for if active else None)
-    if active and _State.restore is None:
-        _State.restore = _function.wrap_apply(_autocast_apply)
-    elif not active and _State.restore is not None and _hook_is_outermost():
-        _State.restore()
-        _State.restore = None
+        active = _Shared.built[key] = _active_table(key)
+    with _Shared.lock:
+        _Shared.threads_on += bool(active) - bool(_State.active)
+        _State.active = active
+        on = _Shared.threads_on > 0
+        _function.set_autocast_hook(_cast_for if on else None)
+        if on and _Shared.restore is None:
+            _Shared.restore = _function.wrap_apply(_autocast_apply)
+        elif not on and _Shared.restore is not None and _hook_is_outermost():
+            _Shared.restore()
+            _Shared.restore = None
 
 
 def _hook_is_outermost():
@@ -178,10 +196,10 @@ def _hook_is_outermost():
 
 
 def _autocast_apply(apply):
-    active = _State.active_ref  # the current table is active[0] (one list, read per call)
+    state = _State  # (a local: one look-up less per op)
 
     def autocast_apply(cls, *args, **kwargs):
-        cast = active[0].get(cls)
+        cast = state.active.get(cls)
         if cast is not None:
             args = cast(args)
         return apply(cls, *args, **kwargs)

@@ -185,6 +185,73 @@ def bmm(input, mat2):
     return Bmm.apply(input, mat2)
 
 
+def mv(input, vec):
+    """Matrix @ vector: ``input`` (n, m) times ``vec`` (m,) is (n,).  Not on the CPU autocast
+    lists (torch runs it in its inputs' dtype there), on the cuda one's 16-bit list."""
+    require_tensors("mv", ("input", input), ("vec", vec))
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}: "
+                           f"mv takes a matrix and a vector (shapes {list(input.shape)} and "
+                           f"{list(vec.shape)}); use matmul (@) for other shapes")
+    input, vec = autocast_inputs(Mv, input, vec)
+    _check_operands(input, vec, "mv")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                           f"({_sizes(input.shape)}), vec ({vec.shape[0]})")
+    return Mv.apply(input, vec)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape;
+    with ``beta=0`` ``input`` is ignored (its nan and inf do not spread) and its gradient is
+    zeros, as in torch.
+
+    Composed from ``mm`` (its graph shows MmBackward0 and AddBackward0 where torch has one
+    AddmmBackward0).  Under autocast all three tensors go to the 16-bit dtype first: torch's
+    addmm is on its lower-precision list, so ``addmm(float32 bias, ...)`` is bfloat16."""
+    require_tensors("addmm", ("input", input), ("mat1", mat1), ("mat2", mat2))
+    input, mat1, mat2 = autocast_inputs(Mm, input, mat1, mat2)
+    if input.dtype is not mat1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype} and "
+                           f"{mat1.dtype}: convert input (input.to({mat1.dtype}))")
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)``, as ``addmm`` for batches of matrices
+    (composed from ``bmm``; on autocast's lower-precision list, as in torch)."""
+    require_tensors("baddbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
+    input, batch1, batch2 = autocast_inputs(Bmm, input, batch1, batch2)
+    if not input.dtype is batch1.dtype is batch2.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype}, batch1: "
+                           f"{batch1.dtype}, batch2: {batch2.dtype}")
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+
+
+def _scaled_sum(input, product, beta, alpha):
+    """``beta * input + alpha * product``: the factors skipped when 1, ``input`` when beta
+    is 0; ``input`` must broadcast to the product's shape (it never grows the result)."""
+    target, shape = tuple(product.shape), tuple(input.shape)
+    if len(shape) > len(target):
+        raise RuntimeError(f"input of shape {list(shape)} has more dimensions than the product "
+                           f"{list(target)} it is added to")
+    for k in range(1, len(shape) + 1):  # torch's expand rule, from the right
+        if shape[-k] not in (1, target[-k]):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[-k]}) must match the existing size "
+                f"({shape[-k]}) at non-singleton dimension {len(target) - k}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(shape)}")
+    out = product if alpha == 1 else product * alpha
+    if beta == 0:
+        if not input.requires_grad:
+            return out
+        # torch ignores input's values (its nan does not spread) yet still gives it a gradient,
+        # of zeros: a where() that never picks input does both
+        from .comparison import where
+        return where(Tensor._wrap(np.zeros((), dtype=bool)), input, out)
+    return out + (input if beta == 1 else input * beta)
+
+
 def dot(input, other):
     require_tensors("dot", ("input", input), ("other", other))
     if input.ndim != 1 or other.ndim != 1:

@@ -62,6 +62,9 @@ SECTIONS = [
     Section("RingAllReduce", button="Step"),
     Section("show_compiled", button="before fusion"),
     Section("QuantizationExplorer", slider="scale"),
+    Section("KernelGrid", button="Step"),
+    Section("ProfilerView", slider="rows"),
+    Section("PrecisionExplorer", slider="loss scale"),
 ]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from course_fixtures import TINY_SOURCES
 from course.notebook import chapter_sources
-from course.variants import (Variant, correct, load_spec, mistake, run_chapter,
+from course.variants import (Variant, correct, edited, load_spec, mistake, run_chapter,
                              spec_path, spec_problems)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +100,12 @@ def test_a_specification_lists_every_exercise_with_enough_variants_of_each_kind(
     assert isinstance(mistake("m", "x = 1", feedback="x"), Variant)
     with pytest.raises(ValueError, match="feedback"):
         mistake("silent", "x = 1", feedback=[])
+
+
+def test_an_edited_variant_changes_the_one_place_named_and_refuses_an_ambiguous_edit():
+    base = "def f(x):\n    return x + 1\n"
+    assert edited(base, ("x + 1", "x - 1")) == "def f(x):\n    return x - 1\n"
+    with pytest.raises(ValueError, match="stands 0 times"):
+        edited(base, ("x * 2", "x"))
+    with pytest.raises(ValueError, match="stands 2 times"):
+        edited(base, ("x", "y"))

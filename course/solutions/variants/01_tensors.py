@@ -1,6 +1,20 @@
 """Learner variants of chapter 01 (tensors): 01.1 where an element lives, 01.2 the shape of a
 broadcast.  See course/variants.py for the format."""
-from course.variants import correct, mistake
+from course.variants import correct, edited, mistake
+
+# The instructor-like answer to 01.2; several mistakes below are this answer with one line wrong.
+PAD_AND_WALK = """
+def broadcast_shape(a, b):
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for dim, (m, n) in enumerate(zip(a, b)):
+        if m != n and 1 not in (m, n):
+            raise RuntimeError(f"sizes {m} and {n} clash at dimension {dim}")
+        out.append(n if m == 1 else m)
+    return tuple(out)
+"""
 
 VARIANTS = {
     "01.1": [
@@ -31,18 +45,7 @@ VARIANTS = {
         """, feedback=["returns (an int)", "float"]),
     ],
     "01.2": [
-        correct("pad with 1s, then walk both shapes", """
-            def broadcast_shape(a, b):
-                ndim = max(len(a), len(b))
-                a = (1,) * (ndim - len(a)) + tuple(a)
-                b = (1,) * (ndim - len(b)) + tuple(b)
-                out = []
-                for dim, (m, n) in enumerate(zip(a, b)):
-                    if m != n and 1 not in (m, n):
-                        raise RuntimeError(f"sizes {m} and {n} clash at dimension {dim}")
-                    out.append(n if m == 1 else m)
-                return tuple(out)
-        """),
+        correct("pad with 1s, then walk both shapes", PAD_AND_WALK),
         correct("from the right with zip_longest, negative dimensions", """
             from itertools import zip_longest
 
@@ -58,18 +61,8 @@ VARIANTS = {
                                            f"against size {n} in dimension {-(k + 1)}")
                 return tuple(reversed(result))
         """),
-        mistake("the larger size instead of rule 3: (1,) and (0,) give (1,)", """
-            def broadcast_shape(a, b):
-                ndim = max(len(a), len(b))
-                a = (1,) * (ndim - len(a)) + tuple(a)
-                b = (1,) * (ndim - len(b)) + tuple(b)
-                out = []
-                for dim, (m, n) in enumerate(zip(a, b)):
-                    if m != n and 1 not in (m, n):
-                        raise RuntimeError(f"sizes {m} and {n} clash at dimension {dim}")
-                    out.append(max(m, n))
-                return tuple(out)
-        """, feedback=["broadcast_shape((1,), (0,))", "rule 3", "even 0"]),
+        mistake("the larger size instead of rule 3: (1,) and (0,) give (1,)", edited(
+            PAD_AND_WALK, ("out.append(n if m == 1 else m)", "out.append(max(m, n))")), feedback=["broadcast_shape((1,), (0,))", "rule 3", "even 0"]),
         mistake("a RuntimeError with an empty message", """
             def broadcast_shape(a, b):
                 ndim = max(len(a), len(b))
@@ -92,18 +85,8 @@ VARIANTS = {
                     raise RuntimeError(f"shapes {a} and {b} do not broadcast")
                 return tuple(n if m == 1 else m for m, n in zip(pa, pb))
         """, feedback=["leaves out their dimension"]),
-        mistake("a list where a tuple is asked", """
-            def broadcast_shape(a, b):
-                ndim = max(len(a), len(b))
-                a = [1] * (ndim - len(a)) + list(a)
-                b = [1] * (ndim - len(b)) + list(b)
-                out = []
-                for dim, (m, n) in enumerate(zip(a, b)):
-                    if m != n and 1 not in (m, n):
-                        raise RuntimeError(f"sizes {m} and {n} clash at dimension {dim}")
-                    out.append(n if m == 1 else m)
-                return out
-        """, feedback=["returns a tuple", "it returned a list"]),
+        mistake("a list where a tuple is asked", edited(
+            PAD_AND_WALK, ("return tuple(out)", "return out")), feedback=["returns a tuple", "it returned a list"]),
         mistake("torch.broadcast_shapes called", """
             def broadcast_shape(a, b):
                 return tuple(torch.broadcast_shapes(a, b))
@@ -121,29 +104,10 @@ VARIANTS = {
             def broadcast_shape(a, b):
                 return tuple((torch.zeros(a) + torch.zeros(b)).shape)
         """, feedback=["torch.zeros", "rules out"]),
-        mistake("a ValueError instead of a RuntimeError", """
-            def broadcast_shape(a, b):
-                ndim = max(len(a), len(b))
-                a = (1,) * (ndim - len(a)) + tuple(a)
-                b = (1,) * (ndim - len(b)) + tuple(b)
-                out = []
-                for dim, (m, n) in enumerate(zip(a, b)):
-                    if m != n and 1 not in (m, n):
-                        raise ValueError(f"sizes {m} and {n} clash at dimension {dim}")
-                    out.append(n if m == 1 else m)
-                return tuple(out)
-        """, feedback=["wrong exception type", "ValueError"]),
-        mistake("shapes aligned from the left", """
-            def broadcast_shape(a, b):
-                ndim = max(len(a), len(b))
-                a = tuple(a) + (1,) * (ndim - len(a))
-                b = tuple(b) + (1,) * (ndim - len(b))
-                out = []
-                for dim, (m, n) in enumerate(zip(a, b)):
-                    if m != n and 1 not in (m, n):
-                        raise RuntimeError(f"sizes {m} and {n} clash at dimension {dim}")
-                    out.append(n if m == 1 else m)
-                return tuple(out)
-        """, feedback=["broadcast_shape((3, 1), (4,))", "expected: tuple (3, 4)"]),
+        mistake("a ValueError instead of a RuntimeError", edited(
+            PAD_AND_WALK, ("raise RuntimeError", "raise ValueError")), feedback=["wrong exception type", "ValueError"]),
+        mistake("shapes aligned from the left", edited(
+            PAD_AND_WALK, ("(1,) * (ndim - len(a)) + tuple(a)", "tuple(a) + (1,) * (ndim - len(a))"),
+            ("(1,) * (ndim - len(b)) + tuple(b)", "tuple(b) + (1,) * (ndim - len(b))")), feedback=["broadcast_shape((3, 1), (4,))", "expected: tuple (3, 4)"]),
     ],
 }

@@ -1,6 +1,20 @@
 """Learner variants of chapter 03 (modules): 03.1 Linear from scratch, 03.2 an MLP made of
 modules.  See course/variants.py for the format."""
-from course.variants import correct, mistake
+from course.variants import correct, edited, mistake
+
+# A right answer to the MLP exercise; three mistakes below are this answer with a line wrong.
+LAYER_LIST = """
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        layers = []
+        for n_in, n_out in zip(sizes, sizes[1:]):
+            layers += [nn.Linear(n_in, n_out), nn.ReLU()]
+        self.net = nn.Sequential(*layers[:-1])
+
+    def forward(self, x):
+        return self.net(x.reshape(x.shape[0], -1))
+"""
 
 # the parts of MyLinear that the mistakes below keep right, so each shows one mistake only
 _FORWARD = """
@@ -128,57 +142,19 @@ VARIANTS = {
                 def forward(self, x):
                     return self.net(torch.flatten(x, start_dim=1))
         """),
-        correct("a list with a ReLU after each Linear, the last one dropped; reshape", """
-            class MLP(nn.Module):
-                def __init__(self, sizes):
-                    super().__init__()
-                    layers = []
-                    for n_in, n_out in zip(sizes, sizes[1:]):
-                        layers += [nn.Linear(n_in, n_out), nn.ReLU()]
-                    self.net = nn.Sequential(*layers[:-1])
-
-                def forward(self, x):
-                    return self.net(x.reshape(x.shape[0], -1))
-        """),
-        mistake("a ReLU after the last Linear too", """
-            class MLP(nn.Module):
-                def __init__(self, sizes):
-                    super().__init__()
-                    layers = []
-                    for n_in, n_out in zip(sizes, sizes[1:]):
-                        layers += [nn.Linear(n_in, n_out), nn.ReLU()]
-                    self.net = nn.Sequential(*layers)
-
-                def forward(self, x):
-                    return self.net(x.flatten(1))
-        """, feedback=["MLP([64, 32, 10])(x) against Linear -> ReLU -> Linear", "a ReLU after the last Linear?"]),
-        mistake("no flatten: images do not go in", """
-            class MLP(nn.Module):
-                def __init__(self, sizes):
-                    super().__init__()
-                    layers = []
-                    for n_in, n_out in zip(sizes, sizes[1:]):
-                        layers += [nn.Linear(n_in, n_out), nn.ReLU()]
-                    self.net = nn.Sequential(*layers[:-1])
-
-                def forward(self, x):
-                    return self.net(x)
-        """, raises="RuntimeError", feedback=["input shape [3, 1, 8, 8]", "in_features (64"]),
-        mistake("the layers in an nn.ModuleList, called in a loop", """
-            class MLP(nn.Module):
-                def __init__(self, sizes):
-                    super().__init__()
-                    layers = []
-                    for n_in, n_out in zip(sizes, sizes[1:]):
-                        layers += [nn.Linear(n_in, n_out), nn.ReLU()]
-                    self.net = nn.ModuleList(layers[:-1])
-
-                def forward(self, x):
-                    x = x.flatten(1)
-                    for layer in self.net:
-                        x = layer(x)
-                    return x
-        """, feedback=["MLP([8, 16, 16, 3]).net is an nn.Sequential"]),
+        correct("a list with a ReLU after each Linear, the last one dropped; reshape", LAYER_LIST),
+        mistake("a ReLU after the last Linear too", edited(
+            LAYER_LIST, ("nn.Sequential(*layers[:-1])", "nn.Sequential(*layers)")),
+                feedback=["MLP([64, 32, 10])(x) against Linear -> ReLU -> Linear", "a ReLU after the last Linear?"]),
+        mistake("no flatten: images do not go in", edited(
+            LAYER_LIST, ("self.net(x.reshape(x.shape[0], -1))", "self.net(x)")),
+                raises="RuntimeError", feedback=["input shape [3, 1, 8, 8]", "in_features (64"]),
+        mistake("the layers in an nn.ModuleList, called in a loop", edited(
+            LAYER_LIST, ("nn.Sequential(*layers[:-1])", "nn.ModuleList(layers[:-1])"),
+            ("        return self.net(x.reshape(x.shape[0], -1))",
+             "        x = x.flatten(1)\n        for layer in self.net:\n            x = layer(x)\n"
+             "        return x")),
+                feedback=["MLP([8, 16, 16, 3]).net is an nn.Sequential"]),
         mistake("no ReLU at all", """
             class MLP(nn.Module):
                 def __init__(self, sizes):

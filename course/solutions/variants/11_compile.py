@@ -1,6 +1,22 @@
 """Learner variants of chapter 11 (compile): 11.1 a fusion pass, 11.2 predicting recompiles.
 See course/variants.py for the format."""
-from course.variants import correct, mistake
+from course.variants import correct, edited, mistake
+
+# A wrong body of fuse_consecutive (the run does not end at a change of shape); the next
+# mistake is the same body that checks the shape but drops the node instead of starting a run.
+SHAPE_IGNORED = """\
+    groups, run = [], []
+    for node in graph.nodes:
+        if fusible(node):
+            run.append(node)
+            continue
+        if len(run) >= 2:
+            groups.append(run)
+        run = []
+    if len(run) >= 2:
+        groups.append(run)
+    return groups
+"""
 
 
 def _pass(body):
@@ -69,32 +85,12 @@ VARIANTS = {
         groups.append(run)
     return groups
 """), feedback=["what the compiler says", "1 node(s)"]),
-        mistake("the shape ignored: a run goes on through a change of shape", _pass("""\
-    groups, run = [], []
-    for node in graph.nodes:
-        if fusible(node):
-            run.append(node)
-            continue
-        if len(run) >= 2:
-            groups.append(run)
-        run = []
-    if len(run) >= 2:
-        groups.append(run)
-    return groups
-"""), feedback=["what the compiler says", "one shape"]),
-        mistake("a node of another shape dropped instead of starting a new run", _pass("""\
-    groups, run = [], []
-    for node in graph.nodes:
-        if fusible(node) and (not run or node.tensor_meta.shape == run[0].tensor_meta.shape):
-            run.append(node)
-            continue
-        if len(run) >= 2:
-            groups.append(run)
-        run = []
-    if len(run) >= 2:
-        groups.append(run)
-    return groups
-"""), feedback=["fuse_consecutive's groups", "a change of shape"]),
+        mistake("the shape ignored: a run goes on through a change of shape",
+                _pass(SHAPE_IGNORED), feedback=["what the compiler says", "one shape"]),
+        mistake("a node of another shape dropped instead of starting a new run", _pass(edited(
+            SHAPE_IGNORED, ("        if fusible(node):", "        if fusible(node) and (not run or "
+                            "node.tensor_meta.shape == run[0].tensor_meta.shape):"))),
+                feedback=["fuse_consecutive's groups", "a change of shape"]),
         mistake("a node that is not fusible skipped instead of ending the run", _pass("""\
     groups, run = [], []
     for node in graph.nodes:

@@ -8,12 +8,20 @@ def _arr(out, dtype=None):
     return as_array(out, dtype)
 
 
+# float16 running totals are kept in float32 and each output rounded once, as torch's CPU
+# kernel (its "opmath" type); numpy's own float16 cumsum rounds every partial sum, so a long
+# one stalls (0.1 added 10000 times stops at 256).  bfloat16 gets the same through opmath.py.
+_RUNNING_DTYPES = {np.dtype(np.float16): np.float32}
+
+
 class Cumulative:
     def cumsum(self, x, dim):
-        return _arr(np.cumsum(x, axis=dim, dtype=x.dtype))
+        running = _RUNNING_DTYPES.get(x.dtype, x.dtype)
+        return _arr(np.cumsum(x, axis=dim, dtype=running).astype(x.dtype, copy=False))
 
     def cumprod(self, x, dim):
-        return _arr(np.cumprod(x, axis=dim, dtype=x.dtype))
+        running = _RUNNING_DTYPES.get(x.dtype, x.dtype)
+        return _arr(np.cumprod(x, axis=dim, dtype=running).astype(x.dtype, copy=False))
 
     def cummax(self, x, dim):
         """(values, int64 indices): the largest element so far and the last index where

@@ -52,7 +52,7 @@ class _Normalization(Function):
         """(y, var) for ``x`` grouped by ``groups``: batch statistics, or the ``running``
         (mean, var) when given."""
         backend = backends.current
-        # half precision sums lose too many digits: compute in float32, return half (as torch)
+        # 16-bit sums lose too many digits: compute in float32, return 16 bits (as torch)
         a = x._data.astype(_compute_dtype(x).np, copy=False).reshape(groups.view)
         if running is None:
             mean, var = backend.norm_statistics(a, groups.dims)
@@ -75,7 +75,7 @@ class _Normalization(Function):
         torch's ``node_name``."""
         x, weight = ctx.saved_tensors
         groups, shape = ctx.groups, x.shape
-        if grad._dtype is _dtypes.float16:  # as in forward: half precision computes in float32
+        if grad._dtype in _HALF:  # as in forward: 16-bit floats compute in float32
             x, grad = x.float(), grad.float()
         x, grad = x.reshape(groups.view), grad.reshape(groups.view)
         arguments = (ctx.statistics, groups, ctx.batch_statistics, ctx.eps)
@@ -171,8 +171,13 @@ def _differentiable_statistics(x, dims, eps):
     return (x - mean) * inv_std, inv_std
 
 
+# float16 and bfloat16 inputs: statistics and the normalisation in float32, rounded once at
+# the end, as torch's kernels (its "opmath" type); their parameters may be float32
+_HALF = (_dtypes.float16, _dtypes.bfloat16)
+
+
 def _compute_dtype(x):
-    return _dtypes.float32 if x._dtype is _dtypes.float16 else x._dtype
+    return _dtypes.float32 if x._dtype in _HALF else x._dtype
 
 
 class BatchNorm(_Normalization):
@@ -348,15 +353,16 @@ def _require_tensors(name, *arguments):
 
 
 def _check_dtypes(name, input, *params):
-    """Floating input; parameters of the input's dtype (float32 ones allowed for half input)."""
+    """Floating input; parameters of the input's dtype (float32 ones allowed for 16-bit
+    input)."""
     if not input.dtype.is_floating_point:
         kernel = {"batch_norm": "batch_norm", "layer_norm": "LayerNormKernelImpl",
                   "group_norm": "GroupNormKernelImpl"}[name]
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype}': "
                                   "normalisation needs a floating point input, e.g. x.float()")
     allowed = {input.dtype}
-    if input.dtype is _dtypes.float16:
-        allowed.add(_dtypes.float32)  # mixed precision: half activations, float32 parameters
+    if input.dtype in _HALF:
+        allowed.add(_dtypes.float32)  # mixed precision: 16-bit activations, float32 parameters
     for p in params:
         if p is not None and p.dtype not in allowed:
             raise RuntimeError(
