@@ -32,6 +32,9 @@ from . import _policy
 #: the autocast dtype of each device type when no region says otherwise (torch's defaults)
 _DEFAULT_DTYPES = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
 _SUPPORTED = ("cpu", "cuda")
+#: the dtypes autocast casts: floating, not float64 (torch's rule)
+_ELIGIBLE = frozenset(d for d in _dtypes.ALL_DTYPES
+                      if d.is_floating_point and d is not _dtypes.float64)
 
 
 class _ThreadState(threading.local):
@@ -44,7 +47,7 @@ class _ThreadState(threading.local):
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}    # id(float32 leaf weight) -> (the weight, its cast): reused in a region
-        self.active = {}   # Function class -> [(policy, device type, dtype)] of enabled devices
+        self.active = {}   # Function class -> its caster (``_active_table``), enabled devices
 
 
 _State = _ThreadState()  # the calling thread's state
@@ -117,15 +120,53 @@ def autocast_decrement_nesting():
 
 # ---------------------------------------------------------------- the hook at Function.apply
 def _active_table(enabled):
-    """{Function class: [(policy, device type, dtype)]} for the (device type, dtype) pairs
-    that are ``enabled``."""
-    active = {}
+    """{Function class: caster} for the (device type, dtype) pairs that are ``enabled``: each
+    caster takes an op's arguments and returns them cast as every enabled device's policy for
+    that class says.  Built once per combination (``_rebuild``), so that an op in a region
+    costs one dictionary look-up and one call: the policy's decisions that do not depend on
+    the arguments (the target dtype of LOWER and FP32 ops) are taken here, not per call."""
+    rules = {}
     for device_type, dtype in enabled:
         if device_type not in _Shared.tables:
             _Shared.tables[device_type] = _policy.resolve(device_type)
         for cls, policy in _Shared.tables[device_type].items():
-            active.setdefault(cls, []).append((policy, device_type, dtype))
-    return active
+            rules.setdefault(cls, []).append((policy, device_type, dtype))
+    return {cls: _caster(cls, device_rules) for cls, device_rules in rules.items()}
+
+
+def _caster(cls, device_rules):
+    """``args -> args`` for one Function class: one step per enabled device type."""
+    steps = [_step(cls, *rule) for rule in device_rules]
+    if len(steps) == 1:
+        return steps[0]
+
+    def cast_all(args):
+        for step in steps:
+            args = step(args)
+        return args
+    return cast_all
+
+
+def _step(cls, policy, device_type, dtype):
+    """The cast one device's ``policy`` makes of ``cls``'s arguments."""
+    if policy == _policy.BANNED:
+        def banned(args):
+            raise RuntimeError(_policy.BANNED_MESSAGES[cls.__name__])
+        return banned
+    if policy == _policy.PROMOTE:
+        return lambda args: _cast_inputs(cls, policy, device_type, dtype, args)
+    to = dtype if policy == _policy.LOWER else _dtypes.float32
+
+    def cast_to_fixed_dtype(args):  # LOWER and FP32: every eligible input to ``to``
+        for a in args:
+            d = getattr(a, "_dtype", None)
+            if d is not to and d in _ELIGIBLE and a._device.type == device_type:
+                break
+        else:
+            return args  # nothing to cast (an op on outputs of 16-bit ops, say)
+        return tuple(_cached_cast(a, to, dtype) if _eligible(a, device_type) else a
+                     for a in args)
+    return cast_to_fixed_dtype
 
 
 def _rebuild():
@@ -155,10 +196,12 @@ def _hook_is_outermost():
 
 
 def _autocast_apply(apply):
+    state = _State  # (a local: one look-up less per op)
+
     def autocast_apply(cls, *args, **kwargs):
-        rules = _State.active.get(cls)
-        if rules is not None:
-            args = _cast_for(cls, args)
+        cast = state.active.get(cls)
+        if cast is not None:
+            args = cast(args)
         return apply(cls, *args, **kwargs)
     autocast_apply._autocast = True
     return autocast_apply
@@ -166,29 +209,21 @@ def _autocast_apply(apply):
 
 def _cast_for(cls, args):
     """``args`` cast as the enabled devices' policies for ``cls`` say (unchanged if none)."""
-    for policy, device_type, dtype in _State.active.get(cls, ()):
-        args = _cast_inputs(cls, policy, device_type, dtype, args)
-    return args
+    cast = _State.active.get(cls)
+    return args if cast is None else cast(args)
 
 
 def _eligible(x, device_type):
     """torch's rule: a floating tensor on the autocast device that is not float64."""
-    return (getattr(x, "_dtype", None) is not None and x._dtype.is_floating_point
-            and x._dtype is not _dtypes.float64 and x.device.type == device_type)
+    return getattr(x, "_dtype", None) in _ELIGIBLE and x._device.type == device_type
 
 
 def _cast_inputs(cls, policy, device_type, dtype, args):
-    if policy == _policy.BANNED:
-        raise RuntimeError(_policy.BANNED_MESSAGES[cls.__name__])
-    if policy == _policy.LOWER:
-        to = dtype
-    elif policy == _policy.FP32:
-        to = _dtypes.float32
-    else:  # PROMOTE: float32 if any eligible input is float32, else the autocast dtype
-        to = dtype
-        for a in args:
-            if _eligible(a, device_type):
-                to = _prioritize(to, a._dtype, dtype)
+    """The PROMOTE policy: float32 if any eligible input is float32, else the autocast dtype."""
+    to = dtype
+    for a in args:
+        if _eligible(a, device_type):
+            to = _prioritize(to, a._dtype, dtype)
     return tuple(_cached_cast(a, to, dtype) if _eligible(a, device_type) else a for a in args)
 
 

@@ -127,3 +127,25 @@ def test_array_backward_is_the_reference_backward_bit_for_bit(cls, data, dtype):
             g = _fitted(node, i, g, meta)
         assert e.dtype == g.dtype and e.shape == g.shape
         assert np.array_equal(e, g, equal_nan=True), f"input {i}: {e} != {g}"
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 300), n_out=st.integers(1, 4), scale=st.sampled_from([1.0, 3.0, 1e3]))
+def test_linear_array_backward_sums_a_bfloat16_bias_gradient_as_the_reference(rows, n_out, scale):
+    """Autocast's linear layers run in bfloat16: the bias gradient is a sum over the batch,
+    which the reference adds in float32 (``backend.sum``) and rounds once; summing in
+    bfloat16 itself would stall (1024 + 1 is 1024 in bfloat16)."""
+    rng = np.random.default_rng(rows)
+    bf16 = learntorch.bfloat16.np
+    with tiers.use("fast"), backends.use("numpy"):
+        x = learntorch.from_numpy(rng.standard_normal((rows, 3)).astype(bf16))
+        weight = _leaf(rng.standard_normal((n_out, 3)).astype(bf16))
+        bias = _leaf(rng.standard_normal(n_out).astype(bf16))
+        node = F.linear(x, weight, bias).grad_fn
+        grad = (rng.random((rows, n_out)) * scale + scale).astype(bf16)
+        with learntorch.no_grad():
+            expected = node._function.backward(node, learntorch.from_numpy(grad))[2]
+            got = ARRAY_BACKWARD[Linear](node, grad)[2]
+            expected = _fit(node, 2, expected, node._input_meta[2])._data
+    assert got.dtype == expected.dtype == bf16
+    assert np.array_equal(got, expected)

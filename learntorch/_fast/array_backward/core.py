@@ -3,6 +3,7 @@ import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
+from ...backends.opmath import SUM_DTYPES
 from ...nn._functional import linear as _linear
 from ...ops import activations, arithmetic, shape, softmax, unary
 from ..arithmetic import NOTHING_SAVED, float_constant
@@ -105,7 +106,9 @@ def log_softmax_backward(ctx, grad):
 @_register(_linear.Linear)
 def linear_backward(ctx, grad):
     """Replaces ``Linear.backward``: grad @ W, grad^T @ x (rows merged), and the bias's
-    gradient summed over the rows in one numpy call, as the engine's sum would."""
+    gradient summed over the rows in one numpy call, as the engine's sum would (a bfloat16
+    gradient adds in float32 and is rounded once, as ``backend.sum``'s callers do: numpy's
+    own bfloat16 sum would round every partial sum)."""
     x, weight = ctx.saved_tensors  # (each saved only when the other's gradient is needed)
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     mm = backends.current.matmul
@@ -119,5 +122,7 @@ def linear_backward(ctx, grad):
         gb = grad
         if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \
                 and grad.__class__ is np.ndarray:
-            gb = grad.sum(axis=0)  # what the engine's sum over dim 0 computes
+            wide = SUM_DTYPES.get(grad.dtype)  # what the engine's sum over dim 0 computes
+            gb = grad.sum(axis=0) if wide is None else \
+                grad.sum(axis=0, dtype=wide).astype(grad.dtype)
     return gx, gw, gb

@@ -29,6 +29,27 @@ Forty threads sharing two CPUs' worth of quota get throttled in turn, and a
 parallel loop waits for the slowest one.  So ``NUMBA_NUM_THREADS`` defaults to
 the smaller of the visible CPUs and the quota -- again, unless you set it.
 
+Our own thread pool, never another library's OpenMP.  Numba's default layer, GNU
+OpenMP, resolves its ``GOMP_*`` calls in the process's global symbol scope.  PyTorch
+puts *its* libgomp there (``import torch`` loads its global dependencies with
+``RTLD_GLOBAL``), initialised before we could ask for passive waiting: when torch is
+imported first, our parallel kernels run on torch's runtime, whose idle workers spin.
+Measured on the 2-core machine: after one max-pooling kernel the process burnt ~5 ms of
+CPU during a 50 ms sleep with torch imported first, ~0.05 ms without (and the CNN
+training step took 4.4x PyTorch's time in one process instead of 1.3-2x).  So before
+the first kernel loads, ``choose_threading_layer`` picks the layer once and records
+why (``threading_choice()``):
+
+* nobody else's OpenMP is loaded -> ``omp``, with passive waiting (what we set);
+* another OpenMP runtime is in the global scope already -> ``tbb`` when the TBB library
+  can be loaded (its own pool: thread-safe and fork-safe; the ``tbb`` package puts
+  ``libtbb.so.12`` in the environment's ``lib/``, where the loader does not look, so we
+  load it first), else ``omp`` with every kernel on one thread: a team of one wakes no
+  worker, so nothing spins.  (Numba's ``workqueue`` layer would avoid OpenMP too, but
+  it aborts the process when two threads launch kernels at once.)
+
+``NUMBA_THREADING_LAYER`` set by you is obeyed.
+
 One thread unless the work is long.  Waking the sleeping workers for a
 parallel loop costs tens of microseconds (on the 2-core machine of
 BENCHMARKS.md: 8-55 us per call, about 50 us typically), while a relu over
@@ -39,9 +60,11 @@ expected to run for ``PARALLEL_MIN_NS`` or more use every thread: softmax of
 256 x 28 x 28 planes (160 us, 112 us) do, relu of 10^6 elements (64 us on one
 thread, 100 us on two) does not.
 """
+import ctypes
 import importlib
 import math
 import os
+import sys
 import threading
 
 from . import tuning
@@ -57,6 +80,7 @@ def kernels(family):
         # both are read once, when numba and the OpenMP runtime load
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
+        choose_threading_layer()
         module = importlib.import_module(f"{__package__}.{family}")
         _loaded[family] = module
     return module
@@ -81,6 +105,72 @@ def usable_cpus(cgroup_root="/sys/fs/cgroup"):
             return max(1, min(visible, math.ceil(int(quota) / int(period))))
         return visible
     return visible
+
+
+_choice = None  # the threading layer chosen, and why (``threading_choice()``)
+
+
+def threading_choice():
+    """The threading layer the kernels use and why: ``{"layer", "serial", "reason"}``
+    (``None`` until the first kernel loads; ``numba.threading_layer()`` agrees once a
+    parallel kernel has run).  ``serial``: every kernel runs on one thread."""
+    return None if _choice is None else dict(_choice)
+
+
+def choose_threading_layer():
+    """Pick Numba's threading layer before its first parallel kernel (see the module
+    docstring); once per process."""
+    global _choice
+    if _choice is not None:
+        return _choice
+    import numba
+    from numba.np.ufunc import parallel
+    if parallel._is_initialized:  # someone ran a parallel Numba function before us
+        _choice = dict(layer=parallel.threading_layer(), serial=False,
+                       reason="Numba's threads were started before learntorch's kernels")
+    elif os.environ.get("NUMBA_THREADING_LAYER"):
+        _choice = dict(layer=numba.config.THREADING_LAYER, serial=False,
+                       reason="NUMBA_THREADING_LAYER is set")
+    elif not foreign_openmp_loaded():
+        _choice = dict(layer="omp", serial=False,
+                       reason="no other OpenMP runtime in the process: ours, waiting passively")
+    elif _load_tbb():
+        _choice = dict(layer="tbb", serial=False,
+                       reason="another library's OpenMP runtime is loaded (e.g. PyTorch's): "
+                              "TBB's own pool instead")
+    else:
+        _choice = dict(layer="omp", serial=True,
+                       reason="another library's OpenMP runtime is loaded (e.g. PyTorch's) "
+                              "and TBB is not available: one thread per kernel")
+    numba.config.THREADING_LAYER = _choice["layer"]
+    return _choice
+
+
+def foreign_openmp_loaded():
+    """True when an OpenMP runtime's entry points are in the global symbol scope already:
+    Numba's OpenMP layer would then run on that runtime, configured by someone else."""
+    try:
+        return hasattr(ctypes.CDLL(None), "GOMP_parallel")
+    except OSError:  # no dlopen(NULL) here (not Linux/macOS): nothing to collide with
+        return False
+
+
+def _load_tbb():
+    """Load the TBB library for Numba's ``tbb`` layer (True if it can be used)."""
+    names = ["libtbb.so.12", os.path.join(sys.prefix, "lib", "libtbb.so.12")]
+    for name in names:
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+        except OSError:
+            continue
+        try:
+            from numba.np.ufunc import parallel
+            parallel._check_tbb_version_compatible()
+            from numba.np.ufunc import tbbpool  # noqa: F401  (the layer itself loads)
+        except ImportError:
+            return False
+        return True
+    return False
 
 
 #: a kernel call expected to take at least this long on one thread uses every thread
@@ -110,7 +200,8 @@ def use_threads(single_thread_ns):
     Numba is imported); it costs a few attribute look-ups when nothing changes.
     """
     import numba
-    wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS else 1
+    wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS \
+        and not (_choice and _choice["serial"]) else 1
     if _thread_cap is not None:
         wanted = max(1, min(wanted, _thread_cap))
     if getattr(_thread_count, "value", None) != wanted:

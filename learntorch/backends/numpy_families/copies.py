@@ -32,9 +32,11 @@ class Copies:
         truncate towards zero, out-of-range integers wrap).  A bfloat16 array goes to an
         integer or bool dtype through float32, as torch's conversion does (``ml_dtypes``'s
         own cast to uint8 saturates where C's wraps: -7.5 becomes 249 in torch)."""
-        if a.dtype == BFLOAT16 and np.dtype(dtype).kind in "iub":
+        if a.dtype is BFLOAT16 and np.dtype(dtype).kind in "iub":
             a = a.astype(np.float32)
-        return _arr(a.astype(dtype), dtype=dtype)
+        out = a.astype(dtype)
+        # (autocast casts every weight of every step: the common case costs no call more)
+        return out if out.__class__ is np.ndarray else _arr(out, dtype=dtype)
 
     def full(self, shape, value, dtype, like=None):
         """A new array of ``shape`` with every element ``value``, on ``like``'s device."""
