@@ -242,10 +242,11 @@ def _printing(original, current):
     return print_
 
 
+_signatures = {}
+
+
 def _recording(binding, canonical, current):
     """``binding`` (what the owner held) recording a node whose target is ``canonical``."""
-    signature = inspect.signature(canonical)
-
     def op(*args, **kwargs):
         tracer = current()
         if _idle(tracer):
@@ -257,6 +258,9 @@ def _recording(binding, canonical, current):
             tracer.depth -= 1
         if out is NotImplemented:
             return out
+        signature = _signatures.get(canonical)
+        if signature is None:  # once per op and process, for the ops a capture meets
+            signature = _signatures[canonical] = inspect.signature(canonical)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         tracer.record(canonical, tuple(bound.arguments.values()), out)
@@ -268,14 +272,14 @@ def _recording(binding, canonical, current):
 
 def _writing(original, current):
     """``apply_inplace`` that lets the tracer see the write (module docstring)."""
-    def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
+    def apply_inplace(x, recorded, fast=None, *args, **kwargs):
         tracer = current()
         if _idle(tracer):
-            return original(x, recorded, fast, others, check_overlap)
+            return original(x, recorded, fast, *args, **kwargs)
         before = len(tracer.graph.nodes)
         # without ``fast`` the new values are computed by ``recorded`` -- an op the tracer
         # records -- and then stored (the fast path would write them unseen)
-        result = original(x, recorded, None, others, check_overlap)
+        result = original(x, recorded, None, *args, **kwargs)
         tracer.wrote_in_place(x, tracer.graph.nodes[before:])
         return result
     return apply_inplace
