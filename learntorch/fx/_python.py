@@ -285,13 +285,23 @@ def _writing(original, current):
     return apply_inplace
 
 
+_inplace_found = (None, None)  # (the modules looked through, what was found)
+
+
 def _inplace_bindings():
-    """Every module-level name of learntorch bound to ``ops._inplace.apply_inplace``."""
+    """Every module-level name of learntorch bound to ``ops._inplace.apply_inplace`` (looked
+    for again only when learntorch's modules are not the ones looked through last time)."""
+    global _inplace_found
     from ..ops import _inplace
     original = _inplace.apply_inplace
-    return [(module, name, value) for module_name, module in list(sys.modules.items())
-            if module_name.startswith("learntorch") and module is not None
-            for name, value in list(vars(module).items()) if value is original]
+    modules = [m for name, m in list(sys.modules.items())
+               if name.startswith("learntorch") and m is not None]
+    seen, found = _inplace_found
+    if seen is None or len(seen) != len(modules) or any(a is not b for a, b in zip(seen, modules)):
+        found = [(module, name, value) for module in modules
+                 for name, value in list(vars(module).items()) if value is original]
+        _inplace_found = (modules, found)
+    return found
 
 
 _bindings = None

@@ -9,7 +9,10 @@ Every oracle helper of ``tests/oracle.py`` (``check_against_torch``,
 runs eagerly on *twins* of its inputs (the same values in the same strides), then through
 ``learntorch.compile(fn, backend=...)`` -- the first backend on the inputs themselves,
 any further backend on twins -- and compiled and eager must agree before the test goes
-on to compare the (compiled) result with torch:
+on to compare the (compiled) result with torch.  Most oracle programs are one op, which
+the compiler leaves to the engine (a kernel of one op saves nothing: fusion.py's rule 4);
+here ``fusion.MIN_OPS = 1`` makes a kernel even of one op, so that every op with a scalar
+formula (lowering.py) runs as generated code on the oracle's inputs.  They agree:
 
 * **bit for bit** -- forward values and every input's gradient -- when each kernel of the
   compiled program keeps the engine's operation order (``Kernel.exact``: arithmetic,
@@ -31,6 +34,7 @@ import numpy as np
 
 import learntorch
 from learntorch import random as lt_random
+from learntorch.compiler import fusion
 
 import oracle
 from compile_compare import same_bits
@@ -45,6 +49,7 @@ def install(backends):
     if unknown or not backends:
         raise ValueError(f"--through-compile takes {', '.join(BACKENDS)} (comma-separated), "
                          f"not {','.join(backends)!r}")
+    fusion.MIN_OPS = 1  # a kernel even for a program of one op: every scalar formula is tried
     oracle.learntorch_side = ThroughCompile(backends)
     return oracle.learntorch_side
 
