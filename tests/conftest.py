@@ -8,6 +8,8 @@ from hypothesis import settings
 # CI draws the same examples on every run (derandomize): a red CI always reproduces
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=15, deadline=None)
+# make check's run of tests/ops through learntorch.compile: every test, a few examples each
+settings.register_profile("compile", max_examples=3, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
