@@ -84,13 +84,13 @@ def _softplus(v, beta, threshold):
 ''', ()),
     "_clamp_min": ('''
 def _clamp_min(v, low):
-    """max(v, low); NaN stays NaN."""
-    return low if v < low else v
+    """max(v, low); a NaN value or a NaN bound gives NaN (torch's clamp)."""
+    return low if (v < low or low != low) else v
 ''', ()),
     "_clamp_max": ('''
 def _clamp_max(v, high):
-    """min(v, high); NaN stays NaN."""
-    return high if v > high else v
+    """min(v, high); a NaN value or a NaN bound gives NaN (torch's clamp)."""
+    return high if (v > high or high != high) else v
 ''', ()),
     "_maximum": ('''
 def _maximum(a, b):

@@ -378,6 +378,10 @@ def _promoted(a, b):
     common = np.result_type(*dtypes)
     if common == BOOL and any(isinstance(x, float) for x in (a, b)):
         common = np.dtype(np.float32)
+    elif common == BOOL and any(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+        # a bool tensor against an integer is compared as integers (True != -1); float64
+        # holds 0, 1 and every integer's side of them exactly
+        common = np.dtype(np.float64)
     return common
 
 

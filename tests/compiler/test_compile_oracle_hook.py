@@ -99,6 +99,26 @@ def test_a_fill_of_a_view_is_captured():
     same_bits(learntorch.compile(program, fullgraph=True)(x), program(x))
 
 
+def test_a_nan_bound_of_clamp_gives_nan_in_a_kernel_too():
+    x = learntorch.tensor([float("nan"), -5.0, 0.5, 5.0])
+    for program in (lambda a: a.clamp(min=float("nan")) * 2.0,
+                    lambda a: a.clamp(max=float("nan")) * 2.0,
+                    lambda a: a.clamp(-1.0, 1.0) * 2.0):
+        compiled = learntorch.compile(program)
+        same_bits(compiled(x), program(x))
+        assert compiled.kernels
+
+
+@pytest.mark.parametrize("scalar", [-1, 2, 0, 1, 0.5, True])
+def test_a_bool_tensor_compared_with_a_number_is_compared_in_the_engines_type(scalar):
+    """bool against -1 compares as integers (True != -1): it was compared as bools."""
+    x = learntorch.tensor([True, False])
+    program = lambda a: learntorch.logical_and(a != scalar, a <= scalar)  # noqa: E731
+    compiled = learntorch.compile(program)
+    same_bits(compiled(x), program(x))
+    assert compiled.kernels
+
+
 # ---------------------------------------------------------------- shared and exact kernels
 def test_two_layers_doing_the_same_share_one_compiled_kernel():
     learntorch.manual_seed(0)
