@@ -251,4 +251,4 @@ class ThroughCompile(oracle.Eager):
 def _reason(message):
     """compile's warning without the function's name: ``... runs eagerly under these guards: why``."""
     reason = message.split("guards: ", 1)[-1]
-    return reason.split(":", 1)[0][:100]
+    return reason.split(":", 1)[0].split(" (File ", 1)[0][:100]
