@@ -64,6 +64,14 @@ PYTEST_ARGS ?=
 # tests/compiler too: compiled programs must equal that engine as well.
 REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/compiler tests/test_end_to_end_digits.py
 
+# --- the oracle op tests through learntorch.compile -----------------------------
+# `make check` also runs tests/ops with learntorch's side of every oracle program compiled
+# (pytest --through-compile: tests/compiler/through_compile.py) by these backends and checked
+# against eager -- every test, a few hypothesis examples each (HYPOTHESIS_PROFILE=compile);
+# `make compile-oracle` runs all the examples.  Kernel sources are kept beside Numba's cache.
+COMPILE_ORACLE_BACKENDS ?= numba,reference,eager
+export LEARNTORCH_COMPILE_CACHE ?= $(NUMBA_CACHE_DIR)/learntorch_compile
+
 # --- benchmarks --------------------------------------------------------------
 BENCH_ARGS ?= --markdown BENCHMARKS.md
 
@@ -87,7 +95,7 @@ LAB_ARGS ?=
 # Jupyter refuses to run as root unless told that it is meant.
 LAB_ROOT_ARG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help system-deps venv venv-lab lab test check bench fuzz api-table clean distclean
+.PHONY: help system-deps venv venv-lab lab test check compile-oracle bench fuzz api-table clean distclean
 
 help:
 	@echo "make lab          install what a learner needs ($(LAB_EXTRAS)), open the course (chapters/) in JupyterLab"
@@ -96,6 +104,7 @@ help:
 	@echo "make venv         create $(VENV) with learntorch and every extra ($(TEST_EXTRAS))"
 	@echo "make system-deps  install the Debian/Ubuntu packages: $(strip $(APT_PACKAGES))"
 	@echo "make check        run the tests only, installing nothing (PYTEST_ARGS=tests/ops)"
+	@echo "make compile-oracle  the op tests (tests/ops) through learntorch.compile, every example"
 	@echo "make bench        run the benchmarks, write BENCHMARKS.md (BENCH_ARGS='$(BENCH_ARGS)')"
 	@echo "make fuzz         the long differential fuzz run against PyTorch (FUZZ_EXAMPLES per area)"
 	@echo "make api-table    regenerate docs/api.md from the code"
@@ -156,7 +165,18 @@ check:
 	  LEARNTORCH_REFERENCE=1 $(PY) -m pytest -n $(PYTEST_WORKERS) $(REFERENCE_TESTS) || rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "make: FAILED: the reference-tier session collected no tests" >&2; fi; \
 	fi; \
+	if [ $$rc -eq 0 ] && [ -z "$(PYTEST_ARGS)" ]; then \
+	  echo "running the op tests through learntorch.compile ($(COMPILE_ORACLE_BACKENDS)), a few examples each"; \
+	  HYPOTHESIS_PROFILE=compile $(PY) -m pytest -n $(PYTEST_WORKERS) tests/ops \
+	    --through-compile=$(COMPILE_ORACLE_BACKENDS) || rc=$$?; \
+	fi; \
 	exit $$rc
+
+# Every oracle program of tests/ops through learntorch.compile, all the examples (long); e.g.
+#   make compile-oracle COMPILE_ORACLE_BACKENDS=numba PYTEST_ARGS=tests/ops/test_pointwise_unary.py
+compile-oracle: venv
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --through-compile=$(COMPILE_ORACLE_BACKENDS) \
+	  $(if $(PYTEST_ARGS),$(PYTEST_ARGS),tests/ops)
 
 # The benchmarks write their report to BENCHMARKS.md; for a quick sanity run:
 #   make bench BENCH_ARGS=--quick

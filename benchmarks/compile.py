@@ -17,7 +17,8 @@ ratio is taken within each round and the median of those is reported.
 * **Compile time** of that MLP forward: the first call minus an eager call, in a fresh
   Python process with an empty Numba cache (cold: Numba compiles the kernels) and with
   the cache filled by an earlier process (cached: the kernels are loaded from disk).
-  Targets: <= 2 s cold, <= 0.1 s cached.
+  Targets: <= 2 s cold, <= 0.1 s cached.  The CPU time of the process is reported
+  beside the wall clock: on a busy machine the wall clock mostly measures waiting.
 
 No test asserts these figures; ``--markdown`` writes them to ``benchmarks/compile.md``,
 which ``benchmarks/report.py`` puts into BENCHMARKS.md.
@@ -158,32 +159,42 @@ import time, numpy as np, learntorch
 from benchmarks.compile import mlp
 model = mlp(learntorch, "{activation}")
 x = learntorch.from_numpy(np.random.default_rng(1).standard_normal((128, 784), dtype=np.float32))
+
+def timed(f):
+    wall, cpu = time.perf_counter(), time.process_time()
+    f()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
 with learntorch.no_grad():
-    model(x); start = time.perf_counter(); model(x); eager = time.perf_counter() - start
+    model(x); eager = timed(lambda: model(x))
     compiled = learntorch.compile(model)
-    start = time.perf_counter(); compiled(x); first = time.perf_counter() - start
+    first = timed(lambda: compiled(x))
     learntorch.compiler.reset()  # entries forgotten, kernels dropped from memory too
-    start = time.perf_counter(); compiled(x); again = time.perf_counter() - start
-print(first - eager, again - eager)
+    again = timed(lambda: compiled(x))
+print(first[0] - eager[0], again[0] - eager[0], first[1] - eager[1], again[1] - eager[1])
 """
 
 
 def measure_compile_time(activation, repeats):
-    """(cold, cached on disk, after reset) seconds: each repeat is two fresh processes on a
-    new empty cache; "after reset" is the second process's second compile."""
-    cold, cached, after_reset = [], [], []
+    """(cold, cached on disk, after reset): each a pair (wall-clock seconds, CPU seconds of
+    the process), each a spread; each repeat is two fresh processes on a new empty cache;
+    "after reset" is the second process's second compile."""
+    walls = {"cold": [], "cached": [], "after reset": []}
+    cpus = {"cold": [], "cached": [], "after reset": []}
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as cache:
             env["NUMBA_CACHE_DIR"] = env["LEARNTORCH_COMPILE_CACHE"] = cache
-            for into in (cold, cached):
+            for into in ("cold", "cached"):
                 out = subprocess.run([sys.executable, "-c", _COMPILE_TIME.format(
                     activation=activation)], env=env, capture_output=True, text=True,
                     check=True, cwd=HERE.parent)
-                first, again = map(float, out.stdout.split()[-2:])
-                into.append(first)
-            after_reset.append(again)
-    return spread(cold), spread(cached), spread(after_reset)
+                first, again, first_cpu, again_cpu = map(float, out.stdout.split()[-4:])
+                walls[into].append(first)
+                cpus[into].append(first_cpu)
+            walls["after reset"].append(again)
+            cpus["after reset"].append(again_cpu)
+    return tuple((spread(walls[k]), spread(cpus[k])) for k in ("cold", "cached", "after reset"))
 
 
 # ---------------------------------------------------------------- the report
@@ -247,15 +258,19 @@ def report(figures, repeats, command):
         s = ratio(figures[key], "compiled", "eager")
         lines.append(f"| compiled MLP forward ({title}) ≥ 1.2× faster | {s[0]:.2f}× "
                      f"({s[1]:.2f}–{s[2]:.2f}) | {'yes' if s[0] >= 1.2 else 'no'} |")
-    lines += [f"| compile time of the MLP forward, cold Numba cache ≤ 2 s | {cold[0]:.2f} s "
-              f"({cold[1]:.2f}–{cold[2]:.2f}) | {'yes' if cold[0] <= 2 else 'no'} |",
-              f"| compile time of the MLP forward, cached on disk (a new process) ≤ 0.1 s | "
-              f"{cached[0]:.3f} s ({cached[1]:.3f}–{cached[2]:.3f}) | "
-              f"{'yes' if cached[0] <= 0.1 else 'no'} |",
-              f"| compile time of the MLP forward, cached (same process, after "
-              f"learntorch.compiler.reset()) ≤ 0.1 s | {after_reset[0]:.3f} s "
-              f"({after_reset[1]:.3f}–{after_reset[2]:.3f}) | "
-              f"{'yes' if after_reset[0] <= 0.1 else 'no'} |", "",
+    for (wall, cpu), title, limit in (
+            (cold, "cold Numba cache", 2),
+            (cached, "cached on disk (a new process)", 0.1),
+            (after_reset, "cached (same process, after learntorch.compiler.reset())", 0.1)):
+        lines.append(f"| compile time of the MLP forward, {title} ≤ {limit:g} s | "
+                     f"{wall[0]:.3f} s ({wall[1]:.3f}–{wall[2]:.3f}); CPU time {cpu[0]:.3f} s "
+                     f"({cpu[1]:.3f}–{cpu[2]:.3f}) | {'yes' if wall[0] <= limit else 'no'} |")
+    lines += ["",
+              "A compile time is the first call's time minus an eager call's: the capture (one "
+              "eager run of the function), building the program, loading or compiling its "
+              "kernels, and the replay. The wall-clock figure decides *Met?*; the CPU time of "
+              "the process (all its threads) is what the compile itself costs, and stays "
+              "meaningful when other work on the machine makes the wall clock wait.", "",
               f"Machine: {os.cpu_count()} logical cores; load average {figures['load'][0]} at "
               f"the start, {figures['load'][1]} at the end (other work on the machine makes "
               "the spread wide).", ""]
@@ -275,7 +290,7 @@ def main(argv=None):
     figures = {"chain": measure_chain(repeats, seconds),
                "mlp_relu": measure_mlp("relu", repeats, seconds),
                "mlp_gelu": measure_mlp("gelu", repeats, seconds),
-               "compile_time": measure_compile_time("gelu", min(repeats, 3))}
+               "compile_time": measure_compile_time("gelu", repeats)}
     figures["load"] = (load_before, " / ".join(f"{v:.2f}" for v in os.getloadavg()))
     command = "python -m benchmarks.compile" + (" --quick" if args.quick else
                                                 f" --repeats {repeats}")

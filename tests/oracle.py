@@ -92,6 +92,29 @@ def broadcastable_pair(draw, dtype=np.float64, max_dims=3, elements=None):
     return a, b
 
 
+# ---------------------------------------------------------------- learntorch's side
+class Eager:
+    """How the learntorch side of an oracle program runs: here, eagerly.
+
+    Every helper below runs learntorch's side through ``learntorch_side``.
+    ``pytest --through-compile=BACKEND`` puts another object there
+    (tests/compiler/through_compile.py) that runs each program through
+    ``learntorch.compile(..., backend=BACKEND)`` and checks it against eager first.
+    """
+
+    def forward(self, fn, inputs):
+        return fn(*inputs)
+
+    def backward(self, out, inputs, grad):
+        out.backward(grad)
+
+    def program(self, program):
+        return program(learntorch)
+
+
+learntorch_side = Eager()
+
+
 # ---------------------------------------------------------------- comparisons
 def assert_close(actual, expected, rtol=1e-5, atol=1e-6, what="value"):
     a, e = as_numpy(actual), as_numpy(expected)
@@ -109,7 +132,7 @@ def check_against_torch(lt_fn, torch_fn, *arrays_in, grad=True, rtol=1e-5, atol=
     differentiable = [grad and np.issubdtype(a.dtype, np.floating) for a in arrays_in]
     lt_in = [lt_tensor(a, d) for a, d in zip(arrays_in, differentiable)]
     th_in = [torch_tensor(a, d) for a, d in zip(arrays_in, differentiable)]
-    lt_out, th_out = lt_fn(*lt_in), torch_fn(*th_in)
+    lt_out, th_out = learntorch_side.forward(lt_fn, lt_in), torch_fn(*th_in)
     assert_close(lt_out, th_out, rtol, atol, "forward")
     assert lt_out.dtype.name == str(th_out.dtype).replace("torch.", ""), \
         f"dtype {lt_out.dtype} != torch's {th_out.dtype}"
@@ -117,7 +140,7 @@ def check_against_torch(lt_fn, torch_fn, *arrays_in, grad=True, rtol=1e-5, atol=
         return lt_out
     rng = np.random.default_rng(grad_output_seed)
     g = rng.standard_normal(tuple(th_out.shape)).astype(as_numpy(th_out).dtype)
-    lt_out.backward(learntorch.from_numpy(g.copy()))
+    learntorch_side.backward(lt_out, lt_in, learntorch.from_numpy(g.copy()))
     th_out.backward(torch.from_numpy(g.copy()))
     for i, (a, b) in enumerate(zip(lt_in, th_in)):
         if differentiable[i]:
@@ -151,8 +174,8 @@ def check_against_finite_differences(fn, *arrays_in, rtol=1e-5, atol=1e-6):
     g, expected = finite_difference_grads(fn, *arrays_in)
     inputs = [learntorch.tensor(np.array(a, dtype=np.float64), requires_grad=True)
               for a in arrays_in]
-    out = fn(*inputs)
-    out.backward(learntorch.from_numpy(g))
+    out = learntorch_side.forward(fn, inputs)
+    learntorch_side.backward(out, inputs, learntorch.from_numpy(g))
     for i, (t, e) in enumerate(zip(inputs, expected)):
         actual = t.grad.numpy() if t.grad is not None else np.zeros_like(e)
         np.testing.assert_allclose(actual, e, rtol=rtol, atol=atol,
@@ -174,7 +197,7 @@ def both_raise(call):
 
 def both(program):
     """``program(m)`` run with m = learntorch and with m = torch: the two results."""
-    return program(learntorch), program(require_torch())
+    return learntorch_side.program(program), program(require_torch())
 
 
 def assert_same(lt, th, what="result", rtol=1e-5, atol=1e-6):

@@ -6,7 +6,8 @@ same width, ``learntorch.compiler.reset()`` followed by a new compile, the next
 session).  So kernels are kept by the text of their source, at two levels:
 
 * **in memory** -- a dict from the source text to the compiled function: within one
-  process, a second kernel with the same source is free;
+  process, a second kernel with the same source is free (the *canonical* source,
+  codegen.py: positional names, so that two layers doing the same thing share one);
 * **on disk** -- each source is written once to ``<cache dir>/lt_<hash>.py`` and
   imported from there, so Numba's own cache (``@njit(cache=True)``, which needs a file)
   keeps the machine code, in ``__pycache__`` beside the file or in ``NUMBA_CACHE_DIR``.
@@ -35,7 +36,7 @@ import types
 
 import numpy as np
 
-from .codegen import HEADER
+from .codegen import CANONICAL_NAME, HEADER
 
 _compiled = {}   # (source text, backend) -> callable
 
@@ -54,8 +55,9 @@ def cache_dir():
 
 
 def load(source, backend="numba"):
-    """The callable kernel of ``source`` (a KernelSource), compiled once per source text."""
-    key = (source.text, backend)
+    """The callable kernel of ``source`` (a KernelSource), compiled once per source text
+    (its canonical text for Numba: codegen.py's "shared kernels")."""
+    key = (source.canonical if backend == "numba" else source.text, backend)
     fn = _compiled.get(key)
     if fn is None:
         fn = _compiled[key] = (_load_numba(source) if backend == "numba"
@@ -69,8 +71,8 @@ def clear_memory():
 
 
 def path_of(source):
-    """The file the kernel's source is (or will be) written to."""
-    digest = hashlib.sha256(source.text.encode()).hexdigest()[:20]
+    """The file the kernel's canonical source is (or will be) written to."""
+    digest = hashlib.sha256(source.canonical.encode()).hexdigest()[:20]
     return os.path.join(cache_dir(), f"lt_{digest}.py")
 
 
@@ -84,14 +86,14 @@ def _load_numba(source):
     if not os.path.exists(path):
         temporary = f"{path}.{os.getpid()}.tmp"
         with open(temporary, "w", encoding="utf-8") as f:
-            f.write(source.text)
+            f.write(source.canonical)
         os.replace(temporary, path)  # whole or not at all, even with two processes at once
     name = "learntorch_kernels." + os.path.basename(path)[:-3]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # Numba's cache locates a function through its module
     spec.loader.exec_module(module)
-    return getattr(module, source.name)
+    return getattr(module, CANONICAL_NAME)
 
 
 def _load_reference(source):

@@ -34,6 +34,13 @@ one reduction: the kernel adds the squared differences up as it computes them, i
 float64 accumulator, and never stores them.  The reduced dimensions must be the inner
 loops (``mean()``, ``sum(dim=-1)``); the accumulator then lives in a register.
 
+**Shared kernels.**  The source above is for reading: its names are the graph's.  What
+Numba compiles is the same source with positional names (``v0``, ``v1``, ...), no
+comments, and the function called ``kernel`` -- the *canonical* source.  Two groups that
+do the same thing to the same kinds of inputs (the bias add and GELU of two layers of an
+MLP) then have the same canonical source, and ``cache.py`` compiles it once.  (Inductor
+names its kernels' values ``tmp0, tmp1`` for the same reason.)
+
 **Parallel or not.**  The loops are written with ``range``; ``parallel=True`` writes the
 outer one as ``prange``, which Numba splits across threads.  Compiling a parallel
 kernel takes about four times as long, and on small tensors waking the threads costs
@@ -77,13 +84,13 @@ def _softplus(v, beta, threshold):
 ''', ()),
     "_clamp_min": ('''
 def _clamp_min(v, low):
-    """max(v, low); NaN stays NaN."""
-    return low if v < low else v
+    """max(v, low); a NaN value or a NaN bound gives NaN (torch's clamp)."""
+    return low if (v < low or low != low) else v
 ''', ()),
     "_clamp_max": ('''
 def _clamp_max(v, high):
-    """min(v, high); NaN stays NaN."""
-    return high if v > high else v
+    """min(v, high); a NaN value or a NaN bound gives NaN (torch's clamp)."""
+    return high if (v > high or high != high) else v
 ''', ()),
     "_maximum": ('''
 def _maximum(a, b):
@@ -98,6 +105,7 @@ def _minimum(a, b):
 }
 
 HEADER = "import math\nimport numpy as np\nfrom numba import njit, prange\n"
+CANONICAL_NAME = "kernel"   # the function's name in the source Numba compiles
 
 
 class Operand:
@@ -116,12 +124,18 @@ class KernelSource:
 
     ``loops`` -- the collapsed sizes (the wrapper passes them as ``n0, n1, ...``);
     ``inputs`` / ``outputs`` -- Operands, in parameter order; ``reduction`` --
-    ``(kind, n_reduced_loops, output Operand)`` or None; ``text`` -- the source.
+    ``(kind, n_reduced_loops, output Operand)`` or None; ``text`` -- the source;
+    ``approximate`` -- what makes its results differ from the engine's in the last bits
+    (a transcendental's formula, a sum's order), empty when the kernel gives the engine's
+    bits; ``canonical`` -- the source Numba compiles (module docstring: shared kernels).
     """
 
-    def __init__(self, name, text, body, loops, inputs, outputs, reduction):
+    def __init__(self, name, text, body, loops, inputs, outputs, reduction, approximate=(),
+                 canonical=None):
         self.name, self.text, self.body = name, text, body
         self.loops, self.inputs, self.outputs, self.reduction = loops, inputs, outputs, reduction
+        self.approximate = tuple(approximate)
+        self.canonical = canonical if canonical is not None else text
 
 
 def collapse(shape, operand_shapes, reduced=()):
@@ -200,19 +214,51 @@ def generate(name, members, inputs, stored, reduction=None, parallel=False):
         signature += f", {result.param}"
     body = _loops(loop_vars, n_reduced, lines, comments, parallel, result,
                   reduction and (reduction[1], source, emit))
+    # the same loop with positional names and no comments: what Numba compiles (module docstring)
+    names = _positional_names(lines)
+    canonical_body = _loops(loop_vars, n_reduced, [_renamed(line, names) for line in lines],
+                            [""] * len(lines), parallel, result,
+                            reduction and (reduction[1], Value(names.get(source.name, source.name),
+                                                               source.dtype), emit))
     helpers = _helpers_used(body)
+    preamble = [HEADER, ""] + emit.constant_lines()
+    for helper in helpers:
+        preamble += ["", "", '@njit(cache=True, error_model="numpy", inline="always")']
+        preamble += HELPERS[helper][0].strip("\n").splitlines()
+    decorator = '@njit(cache=True, error_model="numpy"' + (", parallel=True)" if parallel else ")")
+    canonical = "\n".join(preamble + ["", "", decorator, f"def {CANONICAL_NAME}({signature}):"]
+                          + canonical_body) + "\n"
     text = [HEADER]
     text += [f"# {name}: {', '.join(n.op_name for n in members)}"
              + (f" then {reduction[0].op_name}" if reduction else "")
              + f" -- {len(members) + bool(reduction)} ops of the graph in one loop"]
-    text += [""] + emit.constant_lines()
-    for helper in helpers:
-        text += ["", "", '@njit(cache=True, error_model="numpy", inline="always")']
-        text += HELPERS[helper][0].strip("\n").splitlines()
-    decorator = '@njit(cache=True, error_model="numpy"' + (", parallel=True)" if parallel else ")")
-    text += ["", "", decorator, f"def {name}({signature}):"] + body
+    text += preamble[1:] + ["", "", decorator, f"def {name}({signature}):"] + body
+    approximate = list(dict.fromkeys(emit.approximate))
+    if reduction and reduction[1] in ("sum", "mean"):
+        # one float64 accumulator, element after element; numpy adds in pairs, in the dtype
+        approximate.append(f"{reduction[1]} in float64, in order")
     return KernelSource(name, "\n".join(text) + "\n", body, sizes, in_ops, out_ops,
-                        (reduction[1], n_reduced, result) if reduction else None)
+                        (reduction[1], n_reduced, result) if reduction else None, approximate,
+                        canonical)
+
+
+_IDENTIFIER = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+
+
+def _positional_names(lines):
+    """The kernel's value names (``linear_mm``, ``gelu``) -> ``v0``, ``v1``, ... in the order
+    the lines define them."""
+    names = {}
+    for line in lines:
+        head = line.split(" = ", 1)[0]
+        if "[" not in head:
+            names.setdefault(head, f"v{len(names)}")
+    return names
+
+
+def _renamed(line, names):
+    """``line`` with its value names replaced (never an attribute such as ``math.exp``)."""
+    return _IDENTIFIER.sub(lambda m: names.get(m.group(), m.group()), line)
 
 
 def _loops(loop_vars, n_reduced, lines, comments, parallel, result, reduction):

@@ -133,8 +133,13 @@ def partition(graph):
                 group.reduction = (node, *found)
                 group_of[node] = joined = group
         _seal_readers(node, group_of, joined)
-    kept = [g for g in groups if len(g.nodes) > 1]
+    kept = [g for g in groups if len(g.nodes) >= MIN_OPS]
     return [g.finish() for g in kept]
+
+
+#: rule 4: a group of fewer ops is dissolved.  The tests set it to 1 to put every op with a
+#: scalar formula through a kernel of its own (tests/compiler/through_compile.py)
+MIN_OPS = 2
 
 
 def _seal_readers(node, group_of, own):

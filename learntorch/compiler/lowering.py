@@ -65,6 +65,12 @@ class Emitter:
 
     def __init__(self):
         self.constants = {}   # (repr of the value, dtype) -> name
+        self.approximate = []  # ops whose formula is not the engine's to the bit
+
+    def approximation(self, op):
+        """Note that ``op``'s formula agrees with the engine only to a few units in the last
+        place (a transcendental: the module docstring); the kernel is then not exact."""
+        self.approximate.append(op)
 
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
@@ -111,9 +117,11 @@ def cast(expr, source, target):
     return f"{_TYPE_NAMES[target]}({expr})"
 
 
-def in_float64(fn, expr, source, result):
+def in_float64(emit, fn, expr, source, result):
     """``fn`` of ``expr`` computed in float64 and rounded once to ``result`` (see the module
     docstring: transcendentals)."""
+    if fn != "math.erf":  # erf alone: the engine computes it in float64 too
+        emit.approximation(fn)
     return cast(f"{fn}({cast(expr, source, np.float64)})", np.float64, result)
 
 
@@ -201,6 +209,7 @@ def _pow(emit, dtype, a, b):
                    -1: f"{emit.const(1, dtype)} / {x}", 0: emit.const(1, dtype)}
         if b in special and isinstance(a, Value):
             return special[b]
+    emit.approximation("pow")
     return f"{x} ** {emit.operand(b, dtype)}"
 
 
@@ -243,7 +252,7 @@ _MATH = {"Exp": "math.exp", "Log": "math.log", "Log2": "math.log2", "Log10": "ma
 def _math_rule(fn):
     def rule(emit, dtype, a):
         _float_result(dtype)
-        return in_float64(fn, emit.operand(a, dtype), dtype, dtype)
+        return in_float64(emit, fn, emit.operand(a, dtype), dtype, dtype)
     return rule
 
 
@@ -269,13 +278,13 @@ def _leaky_relu(emit, dtype, a, negative_slope):
 @lowers("Sigmoid")
 def _sigmoid(emit, dtype, a):
     _float_result(dtype)
-    return in_float64("_sigmoid", emit.operand(a, dtype), dtype, dtype)
+    return in_float64(emit, "_sigmoid", emit.operand(a, dtype), dtype, dtype)
 
 
 @lowers("Silu")
 def _silu(emit, dtype, a):
     _float_result(dtype)
-    return in_float64("_silu", emit.operand(a, dtype), dtype, dtype)
+    return in_float64(emit, "_silu", emit.operand(a, dtype), dtype, dtype)
 
 
 @lowers("Gelu")
@@ -283,7 +292,7 @@ def _gelu(emit, dtype, a, approximate):
     _float_result(dtype)
     x = emit.operand(a, dtype)
     if approximate == "none":
-        return in_float64("_gelu", x, dtype, dtype)
+        return in_float64(emit, "_gelu", x, dtype, dtype)
     if approximate != "tanh":
         raise NotLowerable(f"gelu(approximate={approximate!r})")
     # the engine's steps (ops/activations.py _gelu_tanh): u2 = 2k (x + c x^3) rounded in
@@ -291,7 +300,7 @@ def _gelu(emit, dtype, a, approximate):
     # more accurate than the engine, and 40 units in the last place away from it
     k2, c, three = (emit.const(v, dtype) for v in (2 * math.sqrt(2 / math.pi), 0.044715, 3))
     u2 = f"({k2} * ({x} + {c} * {x} ** {three}))"
-    return f"{x} * {in_float64('_sigmoid', u2, dtype, dtype)}"
+    return f"{x} * {in_float64(emit, '_sigmoid', u2, dtype, dtype)}"
 
 
 @lowers("Softplus")
@@ -299,6 +308,7 @@ def _softplus(emit, dtype, a, beta, threshold):
     _float_result(dtype)
     x = cast(emit.operand(a, dtype), dtype, np.float64)
     b, t = emit.const(beta, np.float64), emit.const(threshold, np.float64)
+    emit.approximation("softplus")
     return cast(f"_softplus({x}, {b}, {t})", np.float64, dtype)
 
 
@@ -368,6 +378,10 @@ def _promoted(a, b):
     common = np.result_type(*dtypes)
     if common == BOOL and any(isinstance(x, float) for x in (a, b)):
         common = np.dtype(np.float32)
+    elif common == BOOL and any(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+        # a bool tensor against an integer is compared as integers (True != -1); float64
+        # holds 0, 1 and every integer's side of them exactly
+        common = np.dtype(np.float64)
     return common
 
 

@@ -84,6 +84,12 @@ class Kernel:
         return self.source.text
 
     @property
+    def exact(self):
+        """True when the kernel computes the engine's results bit for bit (codegen.py:
+        ``KernelSource.approximate``)."""
+        return not self.source.approximate
+
+    @property
     def fn(self):
         """The callable kernel (Numba compiles it, or loads it from the cache, on first use)."""
         if self._fn is None:
@@ -199,6 +205,9 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     """The Program for ``fused_graph`` with ``groups`` fused (``backend``: "numba" or
     "reference" for the kernels; no groups: every op through the engine)."""
     from .codegen import generate
+    # a group none of whose values is read afterwards (a result only Python looked at, such
+    # as its grad_fn) stores nothing: the engine runs its ops, as eager code did
+    groups = [g for g in groups if g.stored or g.reduction]
     kernels = {}
     for k, group in enumerate(groups):
         name = f"kernel_{k}"
@@ -294,6 +303,9 @@ def _expr(value, names):
     return names.add(hint, value)
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _with_deletes(lines, graph):
     """``del`` each tensor after the line that last reads it (eager code frees it there)."""
     defined = {}  # name -> the line that makes it
@@ -306,7 +318,7 @@ def _with_deletes(lines, graph):
     last_use = {}
     for i, (statement, _) in enumerate(lines):
         used = statement.split(" = ", 1)[1] if " = " in statement else statement
-        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", used):
+        for name in _NAME.findall(used):
             if name in defined:
                 last_use[name] = i
     tensors = {n.name for n in graph.nodes if n.op == "call_function"

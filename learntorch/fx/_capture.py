@@ -114,6 +114,38 @@ def trace(fn, example_inputs, *, module=None, input_names=None, python=False, on
     return graph
 
 
+def _copy_keeping_strides(x):
+    """A copy of ``x`` (no history) laid out with ``x``'s strides.  ``clone()`` makes a
+    strided view (``x[:, ::2]``, an ``expand``) contiguous, but what the capture records
+    must be what the function does with the input itself: an ``expand`` records the
+    strides it computed from its input's, and the guards hold the input's strides."""
+    from .._tensor import Tensor
+    copy = x.detach().clone()
+    a = x._data
+    if (a.__class__ is not np.ndarray or not a.size or copy.stride() == x.stride()
+            or any(s < 0 for s in a.strides)):
+        return copy
+    span = sum((n - 1) * s for n, s in zip(a.shape, a.strides)) + a.itemsize
+    memory = np.empty(-(-span // a.itemsize), dtype=a.dtype)
+    laid_out = np.lib.stride_tricks.as_strided(memory, a.shape, a.strides)
+    laid_out[...] = a  # where strides are 0, every write of an element writes the same value
+    return Tensor._wrap(laid_out)
+
+
+class _Alias(_function.Function):
+    """The capture's input: the same memory as a new non-leaf tensor (``clone()`` would
+    lose the strides); its gradient passes through."""
+
+    @staticmethod
+    def forward(ctx, x):
+        from .._tensor import Tensor
+        return Tensor._wrap(x._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 def _user_scopes(fn, module):
     """The globals of the code being captured that is not learntorch's: ``fn``'s (and what it
     wraps), and those of the forward of each of the module's classes."""
@@ -205,17 +237,17 @@ class _Tracer:
             # the copy needs no gradient, as the input: code reading requires_grad or calling
             # numpy() acts as it would on the input; its in-place writes are recorded by
             # _python.py's apply_inplace
-            traced = x.detach().clone()
+            traced = _copy_keeping_strides(x)
             self.bind(traced, node)
             return traced
         # The function gets a copy (its in-place ops must not change the caller's tensor).
         # A floating copy requires grad and is not a leaf, so every in-place op inside
         # forward takes autograd's recorded path -- through Function.apply, where it is
         # seen -- instead of writing into memory unseen.
-        traced = x.detach().clone()
+        traced = _copy_keeping_strides(x)
         if traced.dtype.is_floating_point:
             with grad_mode.enable_grad():
-                traced = traced.requires_grad_().clone()
+                traced = _Alias.apply(traced.requires_grad_())
         self.bind(traced, node)
         return traced
 

@@ -242,10 +242,11 @@ def _printing(original, current):
     return print_
 
 
+_signatures = {}
+
+
 def _recording(binding, canonical, current):
     """``binding`` (what the owner held) recording a node whose target is ``canonical``."""
-    signature = inspect.signature(canonical)
-
     def op(*args, **kwargs):
         tracer = current()
         if _idle(tracer):
@@ -257,6 +258,9 @@ def _recording(binding, canonical, current):
             tracer.depth -= 1
         if out is NotImplemented:
             return out
+        signature = _signatures.get(canonical)
+        if signature is None:  # once per op and process, for the ops a capture meets
+            signature = _signatures[canonical] = inspect.signature(canonical)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         tracer.record(canonical, tuple(bound.arguments.values()), out)
@@ -268,26 +272,36 @@ def _recording(binding, canonical, current):
 
 def _writing(original, current):
     """``apply_inplace`` that lets the tracer see the write (module docstring)."""
-    def apply_inplace(x, recorded, fast=None, others=(), check_overlap=True):
+    def apply_inplace(x, recorded, fast=None, *args, **kwargs):
         tracer = current()
         if _idle(tracer):
-            return original(x, recorded, fast, others, check_overlap)
+            return original(x, recorded, fast, *args, **kwargs)
         before = len(tracer.graph.nodes)
         # without ``fast`` the new values are computed by ``recorded`` -- an op the tracer
         # records -- and then stored (the fast path would write them unseen)
-        result = original(x, recorded, None, others, check_overlap)
+        result = original(x, recorded, None, *args, **kwargs)
         tracer.wrote_in_place(x, tracer.graph.nodes[before:])
         return result
     return apply_inplace
 
 
+_inplace_found = (None, None)  # (the modules looked through, what was found)
+
+
 def _inplace_bindings():
-    """Every module-level name of learntorch bound to ``ops._inplace.apply_inplace``."""
+    """Every module-level name of learntorch bound to ``ops._inplace.apply_inplace`` (looked
+    for again only when learntorch's modules are not the ones looked through last time)."""
+    global _inplace_found
     from ..ops import _inplace
     original = _inplace.apply_inplace
-    return [(module, name, value) for module_name, module in list(sys.modules.items())
-            if module_name.startswith("learntorch") and module is not None
-            for name, value in list(vars(module).items()) if value is original]
+    modules = [m for name, m in list(sys.modules.items())
+               if name.startswith("learntorch") and m is not None]
+    seen, found = _inplace_found
+    if seen is None or len(seen) != len(modules) or any(a is not b for a, b in zip(seen, modules)):
+        found = [(module, name, value) for module in modules
+                 for name, value in list(vars(module).items()) if value is original]
+        _inplace_found = (modules, found)
+    return found
 
 
 _bindings = None

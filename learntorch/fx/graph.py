@@ -45,7 +45,7 @@ class Graph:
         return node
 
     def _unique(self, name):
-        name = re.sub(r"\W", "_", name)
+        name = _NOT_WORD.sub("_", name)
         if not name or name[0].isdigit():
             name = "_" + name
         return unique_name(name, self._names)
@@ -135,11 +135,15 @@ def unique_name(hint, taken):
     return name
 
 
+_NOT_WORD = re.compile(r"\W")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # MatMul -> Mat_Mul
+
+
 def _default_name(op, target):
     if op == "call_function":
         if target is operator.getitem:
             return "getitem"
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", target.__name__).lower().strip("_")
+        return _CAMEL.sub("_", target.__name__).lower().strip("_")
     return str(target)
 
 

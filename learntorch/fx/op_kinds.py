@@ -52,7 +52,7 @@ KINDS = {
         UpsampleLinear UpsampleLinearBackward""",
     VIEW: """View UnsafeView Permute Transpose T Expand ExpandBack Squeeze Unsqueeze Narrow
         SliceView Diagonal""",
-    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy DiagonalCopy",
+    COPY: "Contiguous Clone _ToCopy _Identity Fill Copy DiagonalCopy _Alias",
     MOVEMENT: """Flip Repeat Cat Stack ConstantPad GatherPad ScatterPad Im2col Col2im Roll
         DiagEmbed _Triangle UpsampleNearest UpsampleNearestBackward""",
     INDEXING: """Index IndexPut IndexPutAdd Gather Scatter ScatterAdd IndexSelect IndexAdd
