@@ -248,7 +248,8 @@ def _scaled_sum(input, product, beta, alpha):
         # torch ignores input's values (its nan does not spread) yet still gives it a gradient,
         # of zeros: a where() that never picks input does both
         from .comparison import where
-        return where(Tensor._wrap(np.zeros((), dtype=bool)), input, out)
+        never = Tensor._wrap(backends.current.full((), False, np.bool_, like=out._data))
+        return where(never, input, out)
     return out + (input if beta == 1 else input * beta)
 
 
