@@ -68,9 +68,8 @@ REFERENCE_TESTS ?= tests/ops tests/autograd tests/nn tests/optim tests/compiler 
 # `make check` also runs tests/ops with learntorch's side of every oracle program compiled
 # (pytest --through-compile: tests/compiler/through_compile.py) by these backends and checked
 # against eager -- every test, a few hypothesis examples each (HYPOTHESIS_PROFILE=compile);
-# `make compile-oracle` runs all the examples.  Kernel sources are kept beside Numba's cache.
+# `make compile-oracle` runs all the examples.
 COMPILE_ORACLE_BACKENDS ?= numba,reference,eager
-export LEARNTORCH_COMPILE_CACHE ?= $(NUMBA_CACHE_DIR)/learntorch_compile
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_ARGS ?= --markdown BENCHMARKS.md
