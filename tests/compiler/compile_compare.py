@@ -18,11 +18,16 @@ def as_array(x):
     return np.asarray(x)
 
 
+def is_float(dtype):
+    """numpy's floats, and bfloat16 (an ml_dtypes type, whose numpy kind is "V")."""
+    return dtype.kind == "f" or dtype == learntorch.bfloat16.np
+
+
 def same_bits(got, expected, what="result"):
     a, b = as_array(got), as_array(expected)
     assert a.shape == b.shape, f"{what}: shape {a.shape} vs {b.shape}"
     assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} vs {b.dtype}"
-    if a.dtype.kind == "f":
+    if is_float(a.dtype):
         nan = np.isnan(a)
         assert (nan == np.isnan(b)).all(), f"{what}: NaN in different places"
         bits = a.view(f"u{a.itemsize}") == b.view(f"u{b.itemsize}")
