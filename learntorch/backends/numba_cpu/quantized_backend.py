@@ -1,7 +1,8 @@
 """The int8 kernels as ``NumbaBackend``'s overrides of ``QuantizedFamily``
 (``backends/numpy_families/quantized.py``): ``quantized_matmul`` (the int8 GEMM),
 ``quantize_per_tensor`` and ``dequantize_matmul``, the three steps of a dynamic quantized
-``Linear``'s forward.
+``Linear``'s forward, and ``quantized_linear``, the three in one pass over a weight packed
+once by ``pack_quantized_weight`` (``int8_linear.py``; on CPUs with AVX-512 VNNI).
 
 numpy has no fast integer matrix product (its int matmul is a plain loop), and its
 quantize / dequantize take five whole-array passes each where the kernels
@@ -13,7 +14,7 @@ this process; otherwise the numpy reference answers (``super()``), with the same
 import numpy as np
 
 from . import tuning
-from .loader import kernels, kernels_allowed, use_threads
+from .loader import PARALLEL_MIN_NS, kernels, kernels_allowed, use_threads
 
 _CODES = (np.dtype(np.int8), np.dtype(np.uint8))
 
@@ -23,6 +24,16 @@ def _compact(a):
     flags = getattr(a, "flags", None)
     return (type(a) is np.ndarray and flags.c_contiguous and flags.aligned
             and flags.writeable)
+
+
+class PackedInt8Weight:
+    """A Linear's weight as ``int8_linear`` reads it: the codes (for the reference steps),
+    the register tiles and the column sums of ``int8_linear.pack_weight_tiles``."""
+
+    __slots__ = ("codes", "tiles", "column_sums")
+
+    def __init__(self, codes, tiles, column_sums):
+        self.codes, self.tiles, self.column_sums = codes, tiles, column_sums
 
 
 class NumbaQuantized:
@@ -72,4 +83,42 @@ class NumbaQuantized:
         out = np.empty(acc.shape, np.float32)
         use_threads(acc.size * self.ns_per_element["dequantize_matmul"])
         kernels("int8_kernels").dequantize_matmul_rows(acc, scales, bias, out)
+        return out
+
+    def pack_quantized_weight(self, codes):
+        if not (_compact(codes) and codes.ndim == 2 and codes.dtype == np.int8
+                and self.layer_min_sizes["quantized_matmul"] is not None and kernels_allowed()):
+            return super().pack_quantized_weight(codes)
+        linear = kernels("int8_linear")
+        if not linear.vnni_available():  # the tiles' instruction is missing: plain codes
+            return super().pack_quantized_weight(codes)
+        return PackedInt8Weight(codes, *linear.pack_weight_tiles(codes))
+
+    def quantized_linear(self, x, scale, zero_point, quant_max, weight, weight_scale,
+                         weight_zero_point, bias):
+        if np.ndim(weight_zero_point) and not np.any(weight_zero_point):
+            weight_zero_point = 0  # per-channel symmetric weights: every zero point is 0
+        packed = type(weight) is PackedInt8Weight
+        codes = weight.codes if packed else weight
+        m, n = x.shape[0], codes.shape[0]
+        if not (packed and np.ndim(weight_zero_point) == 0 and _compact(x) and x.ndim == 2
+                and x.dtype == np.float32 and x.shape[1] == codes.shape[1]
+                and 0 <= zero_point <= quant_max <= 255
+                and (bias is None or (_compact(bias) and bias.dtype == np.float32
+                                      and bias.shape == (n,)))
+                and self._quantized_kernel_serves("quantized_matmul", x.size * n)):
+            return super().quantized_linear(x, scale, zero_point, quant_max, codes,
+                                            weight_scale, weight_zero_point, bias)
+        scales = np.float32(scale) * np.asarray(weight_scale, dtype=np.float32)  # as the reference
+        scales = np.ascontiguousarray(np.broadcast_to(scales, (n,)))
+        bias = np.zeros(n, np.float32) if bias is None else bias
+        out = np.empty((m, n), np.float32)
+        linear = kernels("int8_linear")
+        kernel = linear.quantized_linear_rows
+        single_thread_ns = x.size * n * self.ns_per_element["quantized_linear"]
+        if single_thread_ns >= PARALLEL_MIN_NS:
+            use_threads(single_thread_ns)
+            kernel = linear.quantized_linear_rows_parallel
+        kernel(x, np.float32(1.0) / np.float32(scale), int(zero_point), int(quant_max),
+               weight.tiles, n, int(weight_zero_point), weight.column_sums, scales, bias, out)
         return out
