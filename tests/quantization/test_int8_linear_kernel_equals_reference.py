@@ -59,13 +59,11 @@ def test_quantized_linear_equals_the_three_reference_steps(m, k, n, seed, zero_p
                                  weight_zero_point, bias)
     np.testing.assert_array_equal(got, expected)
     # the parallel kernel, called as the backend calls it on a large batch
-    scales = np.ascontiguousarray(np.broadcast_to(
-        np.float32(scale) * np.asarray(weight_scale, dtype=np.float32), (n,)))
     out = np.empty((m, n), np.float32)
     linear.quantized_linear_rows_parallel(
-        x, np.float32(1.0) / np.float32(scale), zero_point, quant_max, packed.tiles, n,
-        weight_zero_point, packed.column_sums, scales,
-        np.zeros(n, np.float32) if bias is None else bias, out)
+        x, scale, zero_point, quant_max, packed.tiles, n, weight_zero_point,
+        packed.column_sums, packed.weight_scales(weight_scale),
+        packed.no_bias if bias is None else bias, out)
     np.testing.assert_array_equal(out, expected)
 
 

@@ -76,7 +76,7 @@ def _quantize_rows(x, first, rows, inv_scale, zero_point, quant_max, codes):
 
 @njit(inline="always", **_KERNEL)
 def _row_block(codes, first, rows, k, zero_point, tiles, n, weight_zero_point, column_sums,
-               scales, bias, sums, out):
+               scale, weight_scales, bias, sums, out):
     """Rows first..first+rows-1 of ``out``: each block of 16 columns summed in registers
     (``dot4_tile``) into ``sums``, then each row written out as floats -- the zero points'
     terms taken off the raw sums (exact int32, as ``int8_kernels.quantized_matmul``), then
@@ -100,35 +100,38 @@ def _row_block(codes, first, rows, k, zero_point, tiles, n, weight_zero_point, c
         sum_row, out_row = sums[r], out[first + r]
         for c in range(n):
             exact = np.int32(sum_row[c] - (zero_point * column_sums[c] + row_term))
-            out_row[c] = np.float32(np.float64(exact) * np.float64(scales[c])
+            scale_c = np.float32(scale) * weight_scales[c]  # float32, as the reference
+            out_row[c] = np.float32(np.float64(exact) * np.float64(scale_c)
                                     + np.float64(bias[c]))
 
 
 @njit(**_KERNEL)
-def quantized_linear_rows(x, inv_scale, zero_point, quant_max, tiles, n, weight_zero_point,
-                          column_sums, scales, bias, out):
+def quantized_linear_rows(x, scale, zero_point, quant_max, tiles, n, weight_zero_point,
+                          column_sums, weight_scales, bias, out):
     """``out`` (M, N) float32 = dequantize(quantize(x) @ W.T) + bias, one thread.
 
-    ``x`` (M, K) float32 C-contiguous; ``inv_scale`` float32 (1 / the input's scale);
-    ``zero_point`` and ``quant_max`` the input codes' (codes are uint8 0..quant_max);
-    ``tiles``, ``column_sums`` from ``pack_weight_tiles``; ``weight_zero_point`` one int;
-    ``scales`` (N,) float32 (input scale x weight scale, multiplied in float32); ``bias``
-    (N,) float32 (zeros when the layer has none)."""
+    ``x`` (M, K) float32 C-contiguous; ``scale``, ``zero_point`` and ``quant_max`` the
+    input codes' (uint8 0..quant_max; x is multiplied by the float32 1 / scale, as
+    ``quantize_per_tensor``); ``tiles``, ``column_sums`` from ``pack_weight_tiles``;
+    ``weight_zero_point`` one int; ``weight_scales`` (N,) float32; ``bias`` (N,) float32
+    (zeros when the layer has none)."""
     m, k = x.shape
+    inv_scale = np.float32(1.0) / np.float32(scale)
     codes = np.zeros((m, tiles.shape[1] * K_GROUP), np.uint8)  # the K padding stays 0
     _quantize_rows(x, 0, m, inv_scale, zero_point, quant_max, codes)
     sums = np.empty((TILE_ROWS, tiles.shape[0] * TILE_COLUMNS), np.int32)
     for first in range(0, m, TILE_ROWS):
         _row_block(codes, first, min(TILE_ROWS, m - first), k, zero_point, tiles, n,
-                   weight_zero_point, column_sums, scales, bias, sums, out)
+                   weight_zero_point, column_sums, scale, weight_scales, bias, sums, out)
 
 
 @njit(parallel=True, **_KERNEL)
-def quantized_linear_rows_parallel(x, inv_scale, zero_point, quant_max, tiles, n,
-                                   weight_zero_point, column_sums, scales, bias, out):
+def quantized_linear_rows_parallel(x, scale, zero_point, quant_max, tiles, n,
+                                   weight_zero_point, column_sums, weight_scales, bias, out):
     """``quantized_linear_rows`` with the rows shared among the threads: each block of
     rows has its own sums and writes only its own rows of the codes and of ``out``."""
     m, k = x.shape
+    inv_scale = np.float32(1.0) / np.float32(scale)
     codes = np.zeros((m, tiles.shape[1] * K_GROUP), np.uint8)
     blocks = (m + TILE_ROWS - 1) // TILE_ROWS
     for block_index in prange(blocks):
@@ -139,4 +142,4 @@ def quantized_linear_rows_parallel(x, inv_scale, zero_point, quant_max, tiles, n
         first = block_index * TILE_ROWS
         sums = np.empty((TILE_ROWS, tiles.shape[0] * TILE_COLUMNS), np.int32)
         _row_block(codes, first, min(TILE_ROWS, m - first), k, zero_point, tiles, n,
-                   weight_zero_point, column_sums, scales, bias, sums, out)
+                   weight_zero_point, column_sums, scale, weight_scales, bias, sums, out)

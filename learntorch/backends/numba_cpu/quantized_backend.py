@@ -30,10 +30,21 @@ class PackedInt8Weight:
     """A Linear's weight as ``int8_linear`` reads it: the codes (for the reference steps),
     the register tiles and the column sums of ``int8_linear.pack_weight_tiles``."""
 
-    __slots__ = ("codes", "tiles", "column_sums")
+    __slots__ = ("codes", "tiles", "column_sums", "no_bias", "_scales_of", "_scales")
 
     def __init__(self, codes, tiles, column_sums):
         self.codes, self.tiles, self.column_sums = codes, tiles, column_sums
+        self.no_bias = np.zeros(codes.shape[0], np.float32)  # what "no bias" adds
+        self._scales_of, self._scales = None, None
+
+    def weight_scales(self, weight_scale):
+        """The weight's scale(s) as the kernel reads them, one float32 per column: made
+        once per scale object (the layer passes the same one at every call)."""
+        if weight_scale is not self._scales_of:
+            scales = np.asarray(weight_scale, dtype=np.float32)
+            self._scales = np.ascontiguousarray(np.broadcast_to(scales, self.codes.shape[:1]))
+            self._scales_of = weight_scale
+        return self._scales
 
 
 class NumbaQuantized:
@@ -70,6 +81,13 @@ class NumbaQuantized:
                                               int(quant_min), int(quant_max), out.reshape(-1))
         return out
 
+    def min_max(self, x):
+        if not (_compact(x) and x.dtype == np.float32 and x.size
+                and self._quantized_kernel_serves("quantize_per_tensor", x.size)):
+            return super().min_max(x)
+        low, high = kernels("int8_kernels").min_max(x.reshape(-1))
+        return np.asarray(low, np.float32), np.asarray(high, np.float32)
+
     def dequantize_matmul(self, acc, a_scale, b_scale, bias):
         if not (_compact(acc) and acc.ndim == 2 and acc.dtype == np.int32
                 and (bias is None or (_compact(bias) and bias.dtype == np.float32
@@ -96,22 +114,19 @@ class NumbaQuantized:
 
     def quantized_linear(self, x, scale, zero_point, quant_max, weight, weight_scale,
                          weight_zero_point, bias):
-        if np.ndim(weight_zero_point) and not np.any(weight_zero_point):
+        if isinstance(weight_zero_point, np.ndarray) and not weight_zero_point.any():
             weight_zero_point = 0  # per-channel symmetric weights: every zero point is 0
         packed = type(weight) is PackedInt8Weight
         codes = weight.codes if packed else weight
         m, n = x.shape[0], codes.shape[0]
-        if not (packed and np.ndim(weight_zero_point) == 0 and _compact(x) and x.ndim == 2
-                and x.dtype == np.float32 and x.shape[1] == codes.shape[1]
+        if not (packed and not isinstance(weight_zero_point, np.ndarray) and _compact(x)
+                and x.ndim == 2 and x.dtype == np.float32 and x.shape[1] == codes.shape[1]
                 and 0 <= zero_point <= quant_max <= 255
                 and (bias is None or (_compact(bias) and bias.dtype == np.float32
                                       and bias.shape == (n,)))
                 and self._quantized_kernel_serves("quantized_matmul", x.size * n)):
             return super().quantized_linear(x, scale, zero_point, quant_max, codes,
                                             weight_scale, weight_zero_point, bias)
-        scales = np.float32(scale) * np.asarray(weight_scale, dtype=np.float32)  # as the reference
-        scales = np.ascontiguousarray(np.broadcast_to(scales, (n,)))
-        bias = np.zeros(n, np.float32) if bias is None else bias
         out = np.empty((m, n), np.float32)
         linear = kernels("int8_linear")
         kernel = linear.quantized_linear_rows
@@ -119,6 +134,7 @@ class NumbaQuantized:
         if single_thread_ns >= PARALLEL_MIN_NS:
             use_threads(single_thread_ns)
             kernel = linear.quantized_linear_rows_parallel
-        kernel(x, np.float32(1.0) / np.float32(scale), int(zero_point), int(quant_max),
-               weight.tiles, n, int(weight_zero_point), weight.column_sums, scales, bias, out)
+        kernel(x, float(scale), int(zero_point), int(quant_max), weight.tiles, n,
+               int(weight_zero_point), weight.column_sums, weight.weight_scales(weight_scale),
+               weight.no_bias if bias is None else bias, out)
         return out
