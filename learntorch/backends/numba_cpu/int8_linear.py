@@ -59,24 +59,44 @@ def pack_weight_tiles(codes):
 def _quantize_rows(x, first, rows, inv_scale, zero_point, quant_max, codes):
     """Codes of x[first:first+rows] into codes[first:first+rows] (as
     ``int8_kernels.quantize_rows``: float32 multiply and shift, round half to even, clamp,
-    NaN to quant_max).  Row by row over 1-D views, which LLVM vectorises."""
+    NaN to quant_max).  All in float32 -- the rounded value is a whole number, so its
+    comparisons with the ends are the reference's float64 ones -- over 1-D views, which
+    LLVM vectorises 16 floats at a time."""
     k = x.shape[1]
-    hi = np.float64(quant_max)
+    hi = np.float32(quant_max)
     shift = np.float32(zero_point)
     for i in range(first, first + rows):
         x_row, code_row = x[i], codes[i]
+        for p in range(k, codes.shape[1]):
+            code_row[p] = 0  # the padding up to a multiple of 4 multiplies zero weights
         for p in range(k):
-            code = np.float64(np.rint(x_row[p] * inv_scale + shift))
-            if np.isnan(code) or code > hi:
+            code = np.rint(x_row[p] * inv_scale + shift)
+            if not code <= hi:  # above the top, or NaN
                 code = hi
-            elif code < 0.0:
-                code = 0.0
-            code_row[p] = np.uint8(code)
+            elif code < 0:
+                code = np.float32(0)
+            code_row[p] = np.uint8(np.int32(code))
 
 
 @njit(inline="always", **_KERNEL)
-def _row_block(codes, first, rows, k, zero_point, tiles, n, weight_zero_point, column_sums,
-               scale, weight_scales, bias, sums, out):
+def _column_terms(k, zero_point, weight_zero_point, column_sums, scale, weight_scales, bias):
+    """Per output column, what every row shares: the zero points' int32 term
+    ``za * sum_k w - K * za * zw``, the float32 scale ``input scale * weight scale`` (as
+    the reference multiplies it) as a float64, and the bias as a float64."""
+    n = column_sums.shape[0]
+    offsets = np.empty(n, np.int32)
+    scales = np.empty(n, np.float64)
+    biases = np.empty(n, np.float64)
+    for c in range(n):
+        offsets[c] = np.int32(zero_point * column_sums[c] - k * zero_point * weight_zero_point)
+        scales[c] = np.float64(np.float32(scale) * weight_scales[c])
+        biases[c] = np.float64(bias[c])
+    return offsets, scales, biases
+
+
+@njit(inline="always", **_KERNEL)
+def _row_block(codes, first, rows, k, tiles, n, weight_zero_point, offsets, scales, biases,
+               sums, out):
     """Rows first..first+rows-1 of ``out``: each block of 16 columns summed in registers
     (``dot4_tile``) into ``sums``, then each row written out as floats -- the zero points'
     terms taken off the raw sums (exact int32, as ``int8_kernels.quantized_matmul``), then
@@ -90,19 +110,17 @@ def _row_block(codes, first, rows, k, zero_point, tiles, n, weight_zero_point, c
             for r in range(rows):  # the last rows of the batch, one at a time
                 dot4_tile(block[r:], 1, tiles, b, sums[r:, b * TILE_COLUMNS:])
     for r in range(rows):
-        row_term = -k * zero_point * weight_zero_point
+        row_term = np.int32(0)
         if weight_zero_point != 0:  # rare: symmetric weights have zero point 0
             code_row = codes[first + r]
             code_sum = 0
             for p in range(k):
                 code_sum += code_row[p]
-            row_term += weight_zero_point * code_sum
+            row_term = np.int32(weight_zero_point * code_sum)
         sum_row, out_row = sums[r], out[first + r]
         for c in range(n):
-            exact = np.int32(sum_row[c] - (zero_point * column_sums[c] + row_term))
-            scale_c = np.float32(scale) * weight_scales[c]  # float32, as the reference
-            out_row[c] = np.float32(np.float64(exact) * np.float64(scale_c)
-                                    + np.float64(bias[c]))
+            exact = np.int32(sum_row[c] - offsets[c] - row_term)
+            out_row[c] = np.float32(np.float64(exact) * scales[c] + biases[c])
 
 
 @njit(**_KERNEL)
@@ -117,12 +135,14 @@ def quantized_linear_rows(x, scale, zero_point, quant_max, tiles, n, weight_zero
     (zeros when the layer has none)."""
     m, k = x.shape
     inv_scale = np.float32(1.0) / np.float32(scale)
-    codes = np.zeros((m, tiles.shape[1] * K_GROUP), np.uint8)  # the K padding stays 0
+    codes = np.empty((m, tiles.shape[1] * K_GROUP), np.uint8)
     _quantize_rows(x, 0, m, inv_scale, zero_point, quant_max, codes)
+    offsets, scales, biases = _column_terms(k, zero_point, weight_zero_point, column_sums,
+                                            scale, weight_scales, bias)
     sums = np.empty((TILE_ROWS, tiles.shape[0] * TILE_COLUMNS), np.int32)
     for first in range(0, m, TILE_ROWS):
-        _row_block(codes, first, min(TILE_ROWS, m - first), k, zero_point, tiles, n,
-                   weight_zero_point, column_sums, scale, weight_scales, bias, sums, out)
+        _row_block(codes, first, min(TILE_ROWS, m - first), k, tiles, n, weight_zero_point,
+                   offsets, scales, biases, sums, out)
 
 
 @njit(parallel=True, **_KERNEL)
@@ -132,14 +152,16 @@ def quantized_linear_rows_parallel(x, scale, zero_point, quant_max, tiles, n,
     rows has its own sums and writes only its own rows of the codes and of ``out``."""
     m, k = x.shape
     inv_scale = np.float32(1.0) / np.float32(scale)
-    codes = np.zeros((m, tiles.shape[1] * K_GROUP), np.uint8)
+    codes = np.empty((m, tiles.shape[1] * K_GROUP), np.uint8)
     blocks = (m + TILE_ROWS - 1) // TILE_ROWS
     for block_index in prange(blocks):
         first = block_index * TILE_ROWS
         _quantize_rows(x, first, min(TILE_ROWS, m - first), inv_scale, zero_point,
                        quant_max, codes)
+    offsets, scales, biases = _column_terms(k, zero_point, weight_zero_point, column_sums,
+                                            scale, weight_scales, bias)
     for block_index in prange(blocks):
         first = block_index * TILE_ROWS
         sums = np.empty((TILE_ROWS, tiles.shape[0] * TILE_COLUMNS), np.int32)
-        _row_block(codes, first, min(TILE_ROWS, m - first), k, zero_point, tiles, n,
-                   weight_zero_point, column_sums, scale, weight_scales, bias, sums, out)
+        _row_block(codes, first, min(TILE_ROWS, m - first), k, tiles, n, weight_zero_point,
+                   offsets, scales, biases, sums, out)
