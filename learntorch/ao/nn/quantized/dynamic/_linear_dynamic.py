@@ -64,17 +64,22 @@ def choose_qparams(low, high, quant_min, quant_max, reduce_range):
         else:
             amplifier = f32(scale) / original
             low, high = low * amplifier, high * amplifier
-    # the zero point from the end whose arithmetic error is smaller
-    low, high = float(low), float(high)
+    return scale, zero_point_of(float(low), float(high), scale, quant_min, quant_max)
+
+
+def zero_point_of(low, high, scale, quant_min, quant_max):
+    """The code of 0.0 on the grid ``scale`` over [low, high] (Python floats): computed
+    from the end whose arithmetic error is smaller, kept inside the codes, rounded to an
+    integer."""
     from_min, from_max = quant_min - low / scale, quant_max - high / scale
     error_min = abs(quant_min) - abs(low / scale)
     error_max = abs(quant_max) - abs(high / scale)
     zero_point = from_min if error_min < error_max else from_max
     if zero_point < quant_min:
-        return scale, quant_min
+        return quant_min
     if zero_point > quant_max:
-        return scale, quant_max
-    return scale, int(round(zero_point))  # Python's round: half to even, as nearbyint
+        return quant_max
+    return int(round(zero_point))  # Python's round: half to even, as nearbyint
 
 
 class LinearDynamic(Function):
