@@ -60,11 +60,16 @@ def dot4_tile(typingctx, codes, rows, weight_tiles, block, tile):
     ``codes``: (>= rows, K4) uint8, C-contiguous, K4 a multiple of 4 (zero padded);
     ``weight_tiles``: (blocks, K4 // 4, 64) int8 from ``int8_linear.pack_weight_tiles``:
     for each group of 4 k-steps, 16 columns x 4 bytes, the order ``vpdpbusd`` reads;
-    ``tile``: (>= rows, >= 16) int32, rows contiguous; its first 16 columns are overwritten.  ``rows`` must be a constant
-    (the number of sums kept in registers: one 512-bit register per row).
+    ``tile``: (>= rows, >= 16) int32, rows contiguous; its first 16 columns are
+    overwritten.  ``rows`` must be a constant (the number of sums kept in registers: one
+    512-bit register per row).
     """
     if not isinstance(rows, types.IntegerLiteral):
         return None  # Numba retries with the constant's literal type
+    expected = ((codes, types.uint8, 2), (weight_tiles, types.int8, 3), (tile, types.int32, 2))
+    for array, dtype, ndim in expected:
+        if not (isinstance(array, types.Array) and array.dtype == dtype and array.ndim == ndim):
+            raise TypeError(f"dot4_tile takes {ndim}-D {dtype} arrays here, got {array}")
 
     def codegen(context, builder, sig, args):
         n_rows = sig.args[1].literal_value

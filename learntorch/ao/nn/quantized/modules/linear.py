@@ -4,8 +4,9 @@ torch keeps them in an opaque "packed" object (fbgemm's layout for its GEMM) ins
 module; here packing means: the weight's int8 codes as one C-contiguous (out, in) array,
 its scale(s) and zero point(s) as the kernel takes them, and the codes in the layout the
 backend's ``quantized_linear`` reads best (``backend.pack_quantized_weight``: made once,
-when the weight is set, and again only if the forward finds another backend current).  ``_weight_bias()`` gives
-the quantized weight and the float bias back, as torch's ``linear_unpack``.
+when the weight is set, and again only if a forward finds another backend current).
+``_weight_bias()`` gives the quantized weight and the float bias back, as torch's
+``linear_unpack``.
 
 The state dict holds what torch's does: ``<prefix>dtype`` and ``<prefix>_packed_params``,
 the tuple (quantized weight, bias); ``load_state_dict`` packs them again.
