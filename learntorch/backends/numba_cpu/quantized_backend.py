@@ -2,7 +2,9 @@
 (``backends/numpy_families/quantized.py``): ``quantized_matmul`` (the int8 GEMM),
 ``quantize_per_tensor`` and ``dequantize_matmul``, the three steps of a dynamic quantized
 ``Linear``'s forward, and ``quantized_linear``, the three in one pass over a weight packed
-once by ``pack_quantized_weight`` (``int8_linear.py``; on CPUs with AVX-512 VNNI).
+once by ``pack_quantized_weight`` (``int8_linear.py``; on CPUs with AVX-512 VNNI; elsewhere
+the weight stays plain codes and ``quantized_linear`` makes the three calls), plus
+``min_max``, the input's range in one pass.
 
 numpy has no fast integer matrix product (its int matmul is a plain loop), and its
 quantize / dequantize take five whole-array passes each where the kernels
