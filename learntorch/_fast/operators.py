@@ -1,0 +1,169 @@
+"""Tensor's ``*`` and ``+`` in one call, for the recorded op of a training loop's commonest shape.
+
+Replaces: ``Tensor.__mul__``/``__rmul__`` and ``Tensor.__add__``/``__radd__``, which are
+``ops.arithmetic.mul`` and ``ops.arithmetic.add``, when the op is recorded and both operands
+are plain: a float32/float64 tensor times (plus) a tensor of the same dtype, shape and
+device, or a Python float.  Along that path the reference runs ``mul`` -> ``Mul.apply`` ->
+``Function.apply`` (``BackwardNode.__init__``, ``Mul.forward``, ``_link_outputs``); here the
+same node, the same output tensor and the same values are made by hand, in one Python
+call instead of about twenty (a one-element op is nothing but that bookkeeping:
+``benchmarks/bench_autograd.py``'s chains).  Everything else -- no grad, other dtypes or
+shapes (broadcasting), alpha, a learner's backend, and ``Function.apply`` wrapped by the
+profiler, autocast or ``fx`` capture -- goes to the reference function, untouched.
+
+Proven equal by ``tests/tiers/test_fast_operators_equal_reference.py`` and the
+differential tests of ``tests/tiers/test_fast_apply_equals_reference.py``: same node name,
+edges, metadata, saved tensors and their versions, constants, same values bit for bit.
+"""
+from numpy import ndarray
+
+from .. import backends
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.function import BackwardNode, Function, _sequence
+from ..ops import arithmetic as reference
+from .apply import _NO_EDGE, KNOWN_BACKENDS, shared_tuple, single_meta
+from .arithmetic import NOTHING_SAVED, _NO_VERSIONS, float_constant
+from .float_errors import ignore_float_errors, restore_float_errors
+
+_new = object.__new__
+_state = grad_mode._state
+_function_attributes = Function.__dict__  # a live view: sees wrap_apply's changes
+_BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)
+_NUMBER_SECOND = (1,)
+_ONE = 1  # Add's constants: its alpha
+
+#: the fast tier's ``Function.apply`` (set by ``install``): while it is the one in place, no
+#: profiler, autocast or capture needs to see the op go through ``apply``
+fast_apply = None
+
+
+def _plain(a, b):
+    """The metadata of a recorded ``a op b`` that this file handles (see ``_metadata``), else None."""
+    if not _state.enabled or _function_attributes["apply"] is not fast_apply or \
+            backends.current.__class__ not in KNOWN_BACKENDS:
+        return None
+    x = a._data
+    dtype = a._dtype
+    if x.__class__ is not ndarray or not dtype.is_floating_point or dtype.itemsize < 4:
+        return None  # (float16 and bfloat16: torch's opmath rules, in the reference)
+    if b.__class__ is float:
+        if not a._requires_grad:
+            return None
+    elif not (isinstance(b, Tensor) and b._dtype is dtype and b._data.__class__ is ndarray
+              and b._data.shape == x.shape and (a._requires_grad or b._requires_grad)):
+        return None
+    found = _metadata.get((x.shape, dtype))
+    return found if found is not None else _new_metadata(x.shape, dtype)
+
+
+#: (shape, dtype) -> (output meta, input meta of (both, first, second) needing a gradient):
+#: one lookup gives every shared metadata tuple of the node (``apply.single_meta``'s objects)
+_metadata = {}
+
+
+def _new_metadata(shape, dtype):
+    if len(_metadata) > 1024:
+        _metadata.clear()
+    single = single_meta(shape, dtype)
+    meta = single[0]
+    found = _metadata[(shape, dtype)] = (single, shared_tuple((meta, meta)),
+                                         shared_tuple((meta, None)), shared_tuple((None, meta)))
+    return found
+
+
+def _edge(t):
+    """``t._edge()``, the method call saved for a non-leaf."""
+    fn = t._grad_fn
+    return (fn, t._output_nr) if fn is not None else t._edge()
+
+
+def _node(function, a, b, metadata):
+    """``BackwardNode(function, (a, b), recorded=True)``, as ``apply._recorded_binary`` makes it
+    (``a`` a tensor; ``b`` a tensor or a float; at least one requires grad), and the output
+    metadata of ``_link_outputs``."""
+    ctx = _new(BackwardNode)
+    ctx._function = function
+    ctx._saved = None
+    if b.__class__ is float:
+        ctx._number_positions = _NUMBER_SECOND
+        ctx.needs_input_grad = _FIRST
+        ctx._edges = (_edge(a), _NO_EDGE)
+        ctx._input_meta = metadata[2]
+    else:
+        ctx._number_positions = ()
+        if not b._requires_grad:
+            ctx.needs_input_grad = _FIRST
+            ctx._edges = (_edge(a), _NO_EDGE)
+            ctx._input_meta = metadata[2]
+        elif a._requires_grad:
+            ctx.needs_input_grad = _BOTH
+            ctx._edges = (_edge(a), _edge(b))
+            ctx._input_meta = metadata[1]
+        else:
+            ctx.needs_input_grad = _SECOND
+            ctx._edges = (_NO_EDGE, _edge(b))
+            ctx._input_meta = metadata[3]
+    ctx._output_meta = metadata[0]
+    ctx._sequence_nr = next(_sequence)
+    return ctx
+
+
+def _output(ctx, array, a):
+    """``Tensor._wrap(array)`` linked to ``ctx`` as its output 0 (``_link_outputs``)."""
+    t = _new(Tensor)
+    t._data = array if array.__class__ is ndarray else reference.as_array(array)
+    t._dtype = a._dtype
+    t._device = a._device
+    t._version_counter = _state.new_counter()
+    t._grad_fn = ctx
+    t._requires_grad = True
+    return t
+
+
+def mul(self, other):
+    """``self * other`` (``ops.arithmetic.mul``), see the module docstring."""
+    metadata = _plain(self, other)
+    if metadata is None:
+        return reference_mul(self, other)
+    ctx = _node(reference.Mul, self, other, metadata)
+    # Mul.forward's _save: d(ab)/da = b, d(ab)/db = a; numbers are constants
+    if other.__class__ is float:
+        ctx._saved, ctx._saved_versions = NOTHING_SAVED, _NO_VERSIONS
+        ctx.constants = shared_tuple((None, other))
+        y = float_constant(other, self._data)
+    else:
+        needs = ctx.needs_input_grad
+        ta = self if needs[1] else None
+        tb = other if needs[0] else None
+        ctx._saved = (ta, tb)
+        va = 0 if ta is None else ta._version_counter[0]
+        vb = 0 if tb is None else tb._version_counter[0]
+        ctx._saved_versions = shared_tuple((va, vb)) if va or vb else _NO_VERSIONS
+        ctx.constants = NOTHING_SAVED
+        y = other._data
+    quiet = ignore_float_errors()
+    try:
+        out = backends.current.mul(self._data, y)
+    finally:
+        restore_float_errors(quiet)
+    return _output(ctx, out, self)
+
+
+def add(self, other, *, alpha=1):
+    """``self + other`` (``ops.arithmetic.add``), see the module docstring."""
+    metadata = _plain(self, other) if alpha.__class__ is int and alpha == 1 else None
+    if metadata is None:
+        return reference_add(self, other, alpha=alpha)
+    ctx = _node(reference.Add, self, other, metadata)
+    ctx.constants = _ONE  # Add.forward keeps alpha
+    y = float_constant(other, self._data) if other.__class__ is float else other._data
+    quiet = ignore_float_errors()
+    try:
+        out = backends.current.add(self._data, y)
+    finally:
+        restore_float_errors(quiet)
+    return _output(ctx, out, self)
+
+
+reference_mul, reference_add = reference.mul, reference.add  # what these replace
