@@ -72,46 +72,38 @@ def _new_metadata(shape, dtype):
     return found
 
 
-def _edge(t):
-    """``t._edge()``, the method call saved for a non-leaf."""
-    fn = t._grad_fn
-    return (fn, t._output_nr) if fn is not None else t._edge()
-
-
-def _node(function, a, b, metadata):
-    """``BackwardNode(function, (a, b), recorded=True)``, as ``apply._recorded_binary`` makes it
-    (``a`` a tensor; ``b`` a tensor or a float; at least one requires grad), and the output
-    metadata of ``_link_outputs``."""
+def _recorded(function, a, b, metadata, array):
+    """The output tensor around ``array`` and its node: ``BackwardNode(function, (a, b),
+    recorded=True)`` as ``apply._recorded_binary`` makes it, linked as ``_link_outputs``
+    links output 0 (``a`` a tensor; ``b`` a tensor or a float; at least one requires grad)."""
     ctx = _new(BackwardNode)
     ctx._function = function
     ctx._saved = None
+    if a._requires_grad:  # (a._edge(), without the call for a non-leaf)
+        fn = a._grad_fn
+        edge_a = (fn, a._output_nr) if fn is not None else a._edge()
+    else:
+        edge_a = _NO_EDGE
     if b.__class__ is float:
         ctx._number_positions = _NUMBER_SECOND
         ctx.needs_input_grad = _FIRST
-        ctx._edges = (_edge(a), _NO_EDGE)
+        ctx._edges = (edge_a, _NO_EDGE)
         ctx._input_meta = metadata[2]
     else:
         ctx._number_positions = ()
-        if not b._requires_grad:
-            ctx.needs_input_grad = _FIRST
-            ctx._edges = (_edge(a), _NO_EDGE)
-            ctx._input_meta = metadata[2]
-        elif a._requires_grad:
-            ctx.needs_input_grad = _BOTH
-            ctx._edges = (_edge(a), _edge(b))
-            ctx._input_meta = metadata[1]
+        if b._requires_grad:
+            fn = b._grad_fn
+            ctx._edges = (edge_a, (fn, b._output_nr) if fn is not None else b._edge())
+            if edge_a is _NO_EDGE:
+                ctx.needs_input_grad, ctx._input_meta = _SECOND, metadata[3]
+            else:
+                ctx.needs_input_grad, ctx._input_meta = _BOTH, metadata[1]
         else:
-            ctx.needs_input_grad = _SECOND
-            ctx._edges = (_NO_EDGE, _edge(b))
-            ctx._input_meta = metadata[3]
+            ctx._edges = (edge_a, _NO_EDGE)
+            ctx.needs_input_grad, ctx._input_meta = _FIRST, metadata[2]
     ctx._output_meta = metadata[0]
     ctx._sequence_nr = next(_sequence)
-    return ctx
-
-
-def _output(ctx, array, a):
-    """``Tensor._wrap(array)`` linked to ``ctx`` as its output 0 (``_link_outputs``)."""
-    t = _new(Tensor)
+    t = _new(Tensor)  # Tensor._wrap(array), with what _init_from_array would find
     t._data = array if array.__class__ is ndarray else reference.as_array(array)
     t._dtype = a._dtype
     t._device = a._device
@@ -126,12 +118,19 @@ def mul(self, other):
     metadata = _plain(self, other)
     if metadata is None:
         return reference_mul(self, other)
-    ctx = _node(reference.Mul, self, other, metadata)
+    number = other.__class__ is float
+    quiet = ignore_float_errors()
+    try:
+        out = backends.current.mul(self._data, float_constant(other, self._data) if number
+                                   else other._data)
+    finally:
+        restore_float_errors(quiet)
+    t = _recorded(reference.Mul, self, other, metadata, out)
+    ctx = t._grad_fn
     # Mul.forward's _save: d(ab)/da = b, d(ab)/db = a; numbers are constants
-    if other.__class__ is float:
+    if number:
         ctx._saved, ctx._saved_versions = NOTHING_SAVED, _NO_VERSIONS
         ctx.constants = shared_tuple((None, other))
-        y = float_constant(other, self._data)
     else:
         needs = ctx.needs_input_grad
         ta = self if needs[1] else None
@@ -141,13 +140,7 @@ def mul(self, other):
         vb = 0 if tb is None else tb._version_counter[0]
         ctx._saved_versions = shared_tuple((va, vb)) if va or vb else _NO_VERSIONS
         ctx.constants = NOTHING_SAVED
-        y = other._data
-    quiet = ignore_float_errors()
-    try:
-        out = backends.current.mul(self._data, y)
-    finally:
-        restore_float_errors(quiet)
-    return _output(ctx, out, self)
+    return t
 
 
 def add(self, other, *, alpha=1):
@@ -155,15 +148,15 @@ def add(self, other, *, alpha=1):
     metadata = _plain(self, other) if alpha.__class__ is int and alpha == 1 else None
     if metadata is None:
         return reference_add(self, other, alpha=alpha)
-    ctx = _node(reference.Add, self, other, metadata)
-    ctx.constants = _ONE  # Add.forward keeps alpha
-    y = float_constant(other, self._data) if other.__class__ is float else other._data
     quiet = ignore_float_errors()
     try:
-        out = backends.current.add(self._data, y)
+        out = backends.current.add(self._data, float_constant(other, self._data)
+                                   if other.__class__ is float else other._data)
     finally:
         restore_float_errors(quiet)
-    return _output(ctx, out, self)
+    t = _recorded(reference.Add, self, other, metadata, out)
+    t._grad_fn.constants = _ONE  # Add.forward keeps alpha
+    return t
 
 
 reference_mul, reference_add = reference.mul, reference.add  # what these replace
