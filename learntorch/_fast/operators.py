@@ -1,15 +1,16 @@
-"""Tensor's ``*`` and ``+`` in one call, for the recorded op of a training loop's commonest shape.
+"""Tensor's ``*`` and ``+`` in one call, for the commonest operands of a training loop.
 
 Replaces: ``Tensor.__mul__``/``__rmul__`` and ``Tensor.__add__``/``__radd__``, which are
-``ops.arithmetic.mul`` and ``ops.arithmetic.add``, when the op is recorded and both operands
-are plain: a float32/float64 tensor times (plus) a tensor of the same dtype, shape and
-device, or a Python float.  Along that path the reference runs ``mul`` -> ``Mul.apply`` ->
+``ops.arithmetic.mul`` and ``ops.arithmetic.add``, when both operands are plain: a
+float32/float64 tensor on the CPU times (plus) a tensor of the same dtype and shape, or a
+Python float.  Along that path the reference runs ``mul`` -> ``Mul.apply`` ->
 ``Function.apply`` (``BackwardNode.__init__``, ``Mul.forward``, ``_link_outputs``); here the
 same node, the same output tensor and the same values are made by hand, in one Python
 call instead of about twenty (a one-element op is nothing but that bookkeeping:
-``benchmarks/bench_autograd.py``'s chains).  Everything else -- no grad, other dtypes or
-shapes (broadcasting), alpha, a learner's backend, and ``Function.apply`` wrapped by the
-profiler, autocast or ``fx`` capture -- goes to the reference function, untouched.
+``benchmarks/bench_autograd.py``'s chains).  An op the tape does not record (no_grad, or
+no operand requires grad) gets its plain output tensor the same way.  Everything else --
+other dtypes or shapes (broadcasting), alpha, a learner's backend, and ``Function.apply``
+wrapped by the profiler, autocast or ``fx`` capture -- goes to the reference function.
 
 Proven equal by ``tests/tiers/test_fast_operators_equal_reference.py`` and the
 differential tests of ``tests/tiers/test_fast_apply_equals_reference.py``: same node name,
@@ -17,7 +18,7 @@ edges, metadata, saved tensors and their versions, constants, same values bit fo
 """
 from numpy import ndarray
 
-from .. import backends
+from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import BackwardNode, Function, _sequence
@@ -32,6 +33,7 @@ _function_attributes = Function.__dict__  # a live view: sees wrap_apply's chang
 _BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)
 _NUMBER_SECOND = (1,)
 _ONE = 1  # Add's constants: its alpha
+_WIDE_FLOATS = frozenset({_dtypes.float32, _dtypes.float64})
 
 #: the fast tier's ``Function.apply`` (set by ``install``): while it is the one in place, no
 #: profiler, autocast or capture needs to see the op go through ``apply``
@@ -39,22 +41,42 @@ fast_apply = None
 
 
 def _plain(a, b):
-    """The metadata of a recorded ``a op b`` that this file handles (see ``_metadata``), else None."""
-    if not _state.enabled or _function_attributes["apply"] is not fast_apply or \
+    """For ``a op b`` on operands this file handles: the node's metadata (see ``_metadata``)
+    when the op is recorded, ``UNRECORDED`` when it is not; else None (the reference runs)."""
+    if _function_attributes["apply"] is not fast_apply or \
             backends.current.__class__ not in KNOWN_BACKENDS:
         return None
-    x = a._data
     dtype = a._dtype
-    if x.__class__ is not ndarray or not dtype.is_floating_point or dtype.itemsize < 4:
+    x = a._data
+    if dtype not in _WIDE_FLOATS or x.__class__ is not ndarray:
         return None  # (float16 and bfloat16: torch's opmath rules, in the reference)
+    shape = x.shape
     if b.__class__ is float:
-        if not a._requires_grad:
-            return None
-    elif not (isinstance(b, Tensor) and b._dtype is dtype and b._data.__class__ is ndarray
-              and b._data.shape == x.shape and (a._requires_grad or b._requires_grad)):
+        recorded = a._requires_grad
+    elif isinstance(b, Tensor) and b._dtype is dtype and b._data.__class__ is ndarray \
+            and b._data.shape == shape:
+        recorded = a._requires_grad or b._requires_grad
+    else:
         return None
-    found = _metadata.get((x.shape, dtype))
-    return found if found is not None else _new_metadata(x.shape, dtype)
+    if not (recorded and _state.enabled):
+        return UNRECORDED
+    found = _metadata.get((shape, dtype))
+    return found if found is not None else _new_metadata(shape, dtype)
+
+
+UNRECORDED = "unrecorded"  # what _plain says of plain operands under no_grad, or needing none
+
+
+def _output_tensor(array, a):
+    """``Tensor._wrap(array)`` (no history yet), with what ``_init_from_array`` would find."""
+    t = _new(Tensor)
+    t._data = array if array.__class__ is ndarray else reference.as_array(array)
+    t._dtype = a._dtype
+    t._device = a._device
+    t._version_counter = _state.new_counter()
+    t._grad_fn = None
+    t._requires_grad = False
+    return t
 
 
 #: (shape, dtype) -> (output meta, input meta of (both, first, second) needing a gradient):
@@ -103,11 +125,7 @@ def _recorded(function, a, b, metadata, array):
             ctx.needs_input_grad, ctx._input_meta = _FIRST, metadata[2]
     ctx._output_meta = metadata[0]
     ctx._sequence_nr = next(_sequence)
-    t = _new(Tensor)  # Tensor._wrap(array), with what _init_from_array would find
-    t._data = array if array.__class__ is ndarray else reference.as_array(array)
-    t._dtype = a._dtype
-    t._device = a._device
-    t._version_counter = _state.new_counter()
+    t = _output_tensor(array, a)
     t._grad_fn = ctx
     t._requires_grad = True
     return t
@@ -125,6 +143,8 @@ def mul(self, other):
                                    else other._data)
     finally:
         restore_float_errors(quiet)
+    if metadata is UNRECORDED:
+        return _output_tensor(out, self)
     t = _recorded(reference.Mul, self, other, metadata, out)
     ctx = t._grad_fn
     # Mul.forward's _save: d(ab)/da = b, d(ab)/db = a; numbers are constants
@@ -154,6 +174,8 @@ def add(self, other, *, alpha=1):
                                    if other.__class__ is float else other._data)
     finally:
         restore_float_errors(quiet)
+    if metadata is UNRECORDED:
+        return _output_tensor(out, self)
     t = _recorded(reference.Add, self, other, metadata, out)
     t._grad_fn.constants = _ONE  # Add.forward keeps alpha
     return t

@@ -151,3 +151,19 @@ def test_an_operand_changed_in_place_before_mul_saved_it_is_not_reported():
         y.add_(1.0)  # y is at version 1 now
     (y * w).sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), np.full(3, 3.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("name", ["times_float", "tensor_times_leaf", "plus_leaf", "leaf_chain"])
+@pytest.mark.parametrize("how", ["no_grad", "nothing_requires_grad"])
+def test_unrecorded_operators_give_the_references_plain_tensors(name, how):
+    def run(tier):
+        with tiers.use(tier):
+            a, w, b = (learntorch.tensor([[0.5, -1.25]], requires_grad=how == "no_grad") * 1.0
+                       for _ in range(3))
+            with learntorch.set_grad_enabled(how != "no_grad"):
+                out = PROGRAMS[name](a.detach().requires_grad_(how == "no_grad"), w, b)
+            return out
+    fast, reference = run("fast"), run("reference")
+    assert fast.grad_fn is None and not fast.requires_grad and fast._version == 0
+    assert fast.dtype is reference.dtype and fast.shape == reference.shape
+    np.testing.assert_array_equal(fast.numpy(), reference.numpy())
