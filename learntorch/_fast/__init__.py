@@ -34,12 +34,11 @@ _apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh
 
 #: (owner, attribute, fast version): what ``install`` replaces, and with what
 REPLACEMENTS = (
-    (_Function, "apply", classmethod(_apply.apply)),
+    (_Function, "apply", _apply.FAST_APPLY),
     (_reference_engine, "run_backward", _engine.run_backward),
     (_Tensor, "__mul__", _operators.mul), (_Tensor, "__rmul__", _operators.mul),
     (_Tensor, "__add__", _operators.add), (_Tensor, "__radd__", _operators.add),
 )
-_operators.fast_apply = REPLACEMENTS[0][2]  # the operators step aside when apply is wrapped
 _originals = {}
 
 

@@ -23,7 +23,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import BackwardNode, Function, _sequence
 from ..ops import arithmetic as reference
-from .apply import _NO_EDGE, KNOWN_BACKENDS, shared_tuple, single_meta
+from .apply import _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, shared_tuple, single_meta
 from .arithmetic import NOTHING_SAVED, _NO_VERSIONS, float_constant
 from .float_errors import ignore_float_errors, restore_float_errors
 
@@ -35,15 +35,13 @@ _NUMBER_SECOND = (1,)
 _ONE = 1  # Add's constants: its alpha
 _WIDE_FLOATS = frozenset({_dtypes.float32, _dtypes.float64})
 
-#: the fast tier's ``Function.apply`` (set by ``install``): while it is the one in place, no
-#: profiler, autocast or capture needs to see the op go through ``apply``
-fast_apply = None
 
 
 def _plain(a, b):
     """For ``a op b`` on operands this file handles: the node's metadata (see ``_metadata``)
     when the op is recorded, ``UNRECORDED`` when it is not; else None (the reference runs)."""
-    if _function_attributes["apply"] is not fast_apply or \
+    # (while the fast tier's apply is in place, no profiler, autocast or capture wraps it)
+    if _function_attributes["apply"] is not FAST_APPLY or \
             backends.current.__class__ not in KNOWN_BACKENDS:
         return None
     dtype = a._dtype
