@@ -7,6 +7,7 @@ replaces and proven equal to it by ``tests/tiers/``:
 
 * ``apply.py`` -- ``Function.apply`` with cheap node construction (``FAST_FORWARD``
   and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py``);
+* ``operators.py`` -- ``Tensor``'s ``*`` and ``+`` in one call when recorded on plain operands;
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``;
@@ -23,9 +24,11 @@ with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
 from ..ao.nn.quantized.dynamic import _linear_dynamic
 from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
+from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
 from . import choose_qparams as _choose_qparams
+from . import operators as _operators
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
 # forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need
@@ -35,9 +38,11 @@ _apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh
 
 #: (owner, attribute, fast version): what ``install`` replaces, and with what
 REPLACEMENTS = (
-    (_Function, "apply", classmethod(_apply.apply)),
+    (_Function, "apply", _apply.FAST_APPLY),
     (_reference_engine, "run_backward", _engine.run_backward),
     (_linear_dynamic, "choose_qparams", _choose_qparams.choose_qparams),
+    (_Tensor, "__mul__", _operators.mul), (_Tensor, "__rmul__", _operators.mul),
+    (_Tensor, "__add__", _operators.add), (_Tensor, "__radd__", _operators.add),
 )
 _originals = {}
 

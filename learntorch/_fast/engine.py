@@ -46,7 +46,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
     for (node, nr), g in zip(root_edges, grad_roots):
         slots = buffer.setdefault(node, [None] * len(node._output_meta))
         slots[nr] = g._data if slots[nr] is None else slots[nr] + g._data
-    dependencies = reference._count_dependencies([e[0] for e in root_edges])
+    dependencies = _count_dependencies([e[0] for e in root_edges])
     if inputs is not None:
         targets = reference._Targets(inputs, dependencies, True)
         capture, keep = targets.edges, targets.needed
@@ -96,13 +96,16 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
                         accumulate_grad(variable, _wrap(g), False)
                 continue
             edges = node._edges
-            missing = 0
-            for g in grad_outputs:
-                if g is None:
-                    missing += 1
+            if len(grad_outputs) == 1:  # (most nodes have one output)
+                missing = 0 if grad_outputs[0] is not None else 1
+            else:
+                missing = 0
+                for g in grad_outputs:
+                    if g is None:
+                        missing += 1
             if (keep is not None and node not in keep) or missing == len(grad_outputs):
                 # nothing to send back from here, but the nodes below still wait for this one
-                reduced = (None,) * len(edges)
+                grad_inputs, metas = (None,) * len(edges), edges
             else:
                 if missing and node.materialize_grads:
                     like = next(g for g in grad_outputs if g is not None)
@@ -114,20 +117,16 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
                 n = len(grad_inputs)
                 if n != len(edges) and not (n == len(edges) + 1 and grad_inputs[-1] is None):
                     grad_inputs = reference._one_per_input(node, grad_inputs)
-                # check each gradient against its input, summing broadcast dims (_fitted)
-                reduced = []
-                append = reduced.append
-                for g, meta in zip(grad_inputs, node._input_meta):
-                    if g is None or meta is None:
-                        append(None)
-                    elif g.__class__ is ndarray and g.shape == meta[0] and g.dtype is meta[1].np:
-                        append(g)
-                    else:
-                        append(_fitted(node, len(reduced), g, meta))
-            for (nxt, nr), g in zip(edges, reduced):
+                metas = node._input_meta
+            i = -1
+            for (nxt, nr), g, meta in zip(edges, grad_inputs, metas):
+                i += 1
                 if nxt is None:
                     continue
-                if g is not None:
+                if g is not None and meta is not None:
+                    # check the gradient against its input, summing broadcast dims (_fitted)
+                    if g.__class__ is not ndarray or g.shape != meta[0] or g.dtype is not meta[1].np:
+                        g = _fitted(node, i, g, meta)
                     slots = buffer.get(nxt)
                     if slots is None:
                         slots = buffer[nxt] = [None] * len(nxt._output_meta)
@@ -148,13 +147,31 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None):
                         heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
             # drop this node's references to the gradients it sent: a leaf's AccumulateGrad
             # adopts a gradient array only when its buffer is the one holder left
-            grad_inputs = reduced = append = g = old = None
+            grad_inputs = g = old = None
     finally:
         state.enabled = outer_mode
         restore_float_errors(quiet_run)
 
 
 reference_run_backward = reference.run_backward  # what this replaces, for the cases it declines
+
+
+def _count_dependencies(roots):
+    """``engine._count_dependencies`` (how many edges point into each node reachable from
+    ``roots``), with one dictionary lookup per edge instead of three."""
+    dependencies = dict.fromkeys(roots, 0)
+    stack = list(roots)
+    pop, push, get = stack.pop, stack.append, dependencies.get
+    while stack:
+        for nxt, _ in pop()._edges:
+            if nxt is not None:
+                count = get(nxt)
+                if count is None:
+                    push(nxt)  # first time seen: walk on from it too
+                    dependencies[nxt] = 1
+                else:
+                    dependencies[nxt] = count + 1
+    return dependencies
 
 
 def apply_raw(node, grad_arrays):

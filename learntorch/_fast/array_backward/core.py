@@ -25,9 +25,20 @@ def sub_backward(ctx, grad):
 
 
 def _load(ctx):
-    """``arithmetic._load``, skipping the version checks when only numbers were saved."""
-    if ctx._saved is NOTHING_SAVED:  # x * 2.0: no tensor to check
+    """``arithmetic._load``: the saved tensors (version-checked) or numbers, in place of each
+    other.  Two saved slots and no saved output (what ``_save`` keeps) are read here without
+    the general ``saved_tensors``; anything else, a freed graph or a tensor changed in place
+    since included, goes to the reference (which raises its error)."""
+    saved = ctx._saved
+    if saved is NOTHING_SAVED:  # x * 2.0: no tensor to check
         return ctx.constants
+    if saved.__class__ is tuple and len(saved) == 2 and ctx._saved_outputs is None:
+        ta, tb = saved
+        va, vb = ctx._saved_versions
+        if (ta is None or ta._version_counter[0] == va) and (
+                tb is None or tb._version_counter[0] == vb):
+            ca, cb = ctx.constants
+            return (ca if ta is None else ta), (cb if tb is None else tb)
     return arithmetic._load(ctx)
 
 
@@ -37,7 +48,9 @@ def _times(g, x):
         if g.dtype.kind == "f":
             x = float_constant(x, g)
     elif isinstance(x, Tensor):
-        x = x._data if x._data.dtype == g.dtype else x._data.astype(g.dtype)
+        x = x._data
+        if x.dtype is not g.dtype and x.dtype != g.dtype:
+            x = x.astype(g.dtype)
     return backends.current.mul(g, x)
 
 
