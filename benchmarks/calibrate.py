@@ -35,11 +35,16 @@ import time
 import numpy as np
 
 from learntorch.backends.numba_cpu import NumbaBackend, loader, tuning
+from learntorch.backends.opmath import BFLOAT16
 from learntorch.backends.reference import NumpyBackend
 
 from .machine import describe
 
 SIZES = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
+#: a finer grid where the crossover falls among the sizes of a small model's layers (a
+#: 64 x 64 weight is 4096 elements): autocast converts every weight, every step
+FINE_SIZES = {op: (10**2, 10**3, 2 * 10**3, 4 * 10**3, 10**4, 10**5, 10**6, 10**7)
+              for op in ("to_bfloat16", "from_bfloat16")}
 ROW = 100  # every op sees the 2-D shape (size // ROW, ROW): the softmax family works on rows
 
 # min_sizes key -> how to call the primitive on (backend, x, g)
@@ -64,6 +69,9 @@ CALLS = {
     "softmax_backward": lambda b, x, g: b.softmax_backward(x, g, 1),
     "log_softmax_backward": lambda b, x, g: b.log_softmax_backward(x, g, 1),
     "logsumexp": lambda b, x, g: b.logsumexp(x, (1,), False),
+    # autocast's conversions (``_inputs`` gives "from_bfloat16" a bfloat16 x)
+    "to_bfloat16": lambda b, x, g: b.cast(x, BFLOAT16),
+    "from_bfloat16": lambda b, x, g: b.cast(x, np.dtype(np.float32)),
 }
 
 
@@ -87,6 +95,8 @@ def _inputs(op, size, dtype, row=ROW):
     shape = (max(1, size // row), min(size, row))
     x = rng.standard_normal(shape).astype(dtype)
     g = rng.standard_normal(shape).astype(dtype)
+    if op == "from_bfloat16":
+        x = x.astype(BFLOAT16)
     if op.endswith("softmax_backward"):  # y must be a (log-)softmax output
         y = NumpyBackend().softmax(x, 1)
         x = np.log(y) if op.startswith("log") else y
@@ -152,7 +162,7 @@ def calibrate(keys=None, log=print):
     for op in CALLS:
         if keys and op not in keys:
             continue
-        rows = crossover(op)
+        rows = crossover(op, FINE_SIZES.get(op, SIZES))
         table["min_sizes"][op] = threshold(rows)
         table["ns_per_element"][op] = round(ns_per_element(op), 3)
         log(f"{op:22s} min_size {table['min_sizes'][op]!s:>8s}   "

@@ -64,19 +64,20 @@ def _is_bfloat16(x):
     return x.__class__ is np.ndarray and x.dtype is BFLOAT16
 
 
-def _widen(x):
+def _widen(backend, x):
+    # (through the backend's ``cast``, which the Numba backend serves with a kernel)
     if _is_bfloat16(x):
-        return x.astype(_FLOAT32)
+        return backend.cast(x, _FLOAT32)
     if isinstance(x, (list, tuple)):
-        return x.__class__(_widen(item) for item in x)
+        return x.__class__(_widen(backend, item) for item in x)
     return x
 
 
-def _round(out):
+def _round(backend, out):
     if out.__class__ is np.ndarray and out.dtype is _FLOAT32:
-        return out.astype(BFLOAT16)
+        return backend.cast(out, BFLOAT16)
     if isinstance(out, tuple):
-        return tuple(_round(item) for item in out)
+        return tuple(_round(backend, item) for item in out)
     return out
 
 
@@ -105,7 +106,8 @@ def computes_in_float32(method):
             return method(self, first, *args, **kwargs)
         if not _takes_bfloat16((first,) + args):
             return method(self, first, *args, **kwargs)
-        return _round(method(self, _widen(first), *map(_widen, args), **kwargs))
+        return _round(self, method(self, _widen(self, first),
+                                   *[_widen(self, a) for a in args], **kwargs))
     return opmath
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from learntorch.backends.numba_cpu import NumbaBackend
+from learntorch.backends.opmath import BFLOAT16
 from learntorch.backends.reference import NumpyBackend
 
 from test_backend_kernels import kernel_calls
@@ -46,6 +47,11 @@ CALLS = {
     "log_softmax_backward": (lambda b, x, g: b.log_softmax_backward(x, g, 0),
                              "softmax.log_softmax_backward_rows"),
     "logsumexp": (lambda b, x, g: b.logsumexp(x, (0,), False), "softmax.logsumexp_rows"),
+    # (the bfloat16 side made and read with ``astype``, which is no kernel)
+    "to_bfloat16": (lambda b, x, g: b.cast(x.astype(np.float32), BFLOAT16).astype(np.float32),
+                    "bfloat16_casts.float32_to_bfloat16"),
+    "from_bfloat16": (lambda b, x, g: b.cast(x.astype(BFLOAT16), np.dtype(np.float32)),
+                      "bfloat16_casts.bfloat16_to_float32"),
 }
 ENABLED = sorted(op for op, size in NumbaBackend.min_sizes.items() if size is not None)
 DISABLED = sorted(op for op, size in NumbaBackend.min_sizes.items() if size is None)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from learntorch.backends.numba_cpu import NumbaBackend
-from learntorch.backends.numba_cpu import backend as backend_module
+from learntorch.backends.numba_cpu import backend as backend_module, cast_backend
 from learntorch.backends.reference import NumpyBackend
 
 from oracle import arrays
@@ -51,11 +51,11 @@ def kernel_calls():
                 return getattr(self.module, name)(*args)
             return call
 
-    backend_module.kernels = Recording
+    backend_module.kernels = cast_backend.kernels = Recording
     try:
         yield calls
     finally:
-        backend_module.kernels = real
+        backend_module.kernels = cast_backend.kernels = real
 
 
 def values(magnitude):
@@ -96,6 +96,8 @@ ARITHMETIC = ("add", "sub", "mul", "div")
 ALONG_DIM = ("softmax", "log_softmax")
 ALONG_DIM_BACKWARD = {"softmax_backward": "softmax", "log_softmax_backward": "log_softmax"}
 REDUCTIONS = ("sum", "logsumexp")
+# float32 <-> bfloat16 ``cast`` (a mixin's override: test_bfloat16_casts.py, bit for bit)
+CASTS = ("to_bfloat16", "from_bfloat16")
 
 
 def test_every_primitive_the_numba_backend_overrides_is_tested_here():
@@ -105,7 +107,7 @@ def test_every_primitive_the_numba_backend_overrides_is_tested_here():
     tested = (set(UNARY) | set(BACKWARD) | set(ARITHMETIC) | set(ALONG_DIM)
               | set(ALONG_DIM_BACKWARD) | set(REDUCTIONS))
     assert overridden == tested
-    assert set(NumbaBackend.min_sizes) == tested
+    assert set(NumbaBackend.min_sizes) == tested | set(CASTS)
 
 
 # ---------------------------------------------------------------- elementwise

@@ -30,6 +30,12 @@ def _calls(dtype):
         yield f"{op}_backward", "softmax", f"{op}_backward_rows", (m, m, np.empty_like(m))
     yield "logsumexp", "softmax", "logsumexp_rows", (m, np.empty(2, dtype))
     yield "sum", "reduction", "sum_rows", (m, np.empty(2, dtype))
+    if dtype == np.float32:  # autocast's conversions (1-D and 2-D: vectors and matrices)
+        for a in (v, m):
+            yield ("to_bfloat16", "bfloat16_casts", "float32_to_bfloat16",
+                   (a, np.empty(a.shape, np.uint16)))
+            yield ("from_bfloat16", "bfloat16_casts", "bfloat16_to_float32",
+                   (np.zeros(a.shape, np.uint16), np.empty_like(a)))
     yield from _layer_calls(dtype)
     yield from _optimizer_calls(dtype)
 
