@@ -92,6 +92,7 @@ def _load_numba(source):
     # more threads than the CPUs this process may use (loader.py says why)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("NUMBA_NUM_THREADS", str(loader.usable_cpus()))
+    loader.choose_threading_layer()  # a parallel kernel must not run on PyTorch's OpenMP
     path = path_of(source)
     if not os.path.exists(path):
         temporary = f"{path}.{os.getpid()}.tmp"

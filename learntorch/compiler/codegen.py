@@ -44,7 +44,10 @@ names its kernels' values ``tmp0, tmp1`` for the same reason.)
 **Parallel or not.**  The loops are written with ``range``; ``parallel=True`` writes the
 outer one as ``prange``, which Numba splits across threads.  Compiling a parallel
 kernel takes about four times as long, and on small tensors waking the threads costs
-more than it saves, so kernels are serial unless ``mode="max-autotune"`` times both.
+more than it saves, so a kernel is parallel only when the Numba backend's tuning table
+says that its work is long enough to share (``threads.py``: the GELU of a 128 x 256
+layer is, its ReLU is not), or when ``mode="max-autotune"`` timed both and the parallel
+one won.
 """
 import builtins
 import math

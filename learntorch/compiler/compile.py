@@ -70,6 +70,7 @@ import weakref
 
 from .. import random as _random
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..fx import CaptureError
 from ..fx._capture import trace
 from ..nn.modules.module import Module
@@ -425,8 +426,10 @@ class CompiledFunction:
         fused_graph, groups = (fusion.fuse(graph, self.options.get("fusion")) if fuse
                                else fusion.fuse(graph, lambda g: []))
         name = _ident(getattr(self, "__name__", "forward"))
+        # the entry's guards hold grad mode: a program built with it off never records
         program = _program.build(graph, fused_graph, groups, kernels, name,
-                                  parallel=self.mode == "max-autotune")
+                                  parallel=self.mode == "max-autotune",
+                                  records=grad_mode.is_grad_enabled())
         log("output_code", "Output code:\n" + program.code +
             "".join("\n" + k.text for k in program.kernels))
         return program

@@ -16,6 +16,18 @@ argument checks, the function's own lines) is gone, and each group's intermediat
 tensors never exist.  ``del`` frees a tensor after its last use, as eager code's
 reference counting would.
 
+**Without autograd** (a program captured under ``no_grad``: its guards hold grad mode
+off) nothing needs a node, so a kernel is called directly, and a layer's bias add and
+activation become an *epilogue* written over the matmul's own result, which nothing else
+reads (``out=``; Inductor does the same)::
+
+    def forward(x):
+        linear_mm = Linear.apply(x, p_0_weight, None)                 # matmul
+        (gelu,) = kernel_0(linear_mm, p_0_bias, out=linear_mm)        # kernel_0: Add, Gelu (in place)
+        del linear_mm
+
+One array per layer instead of two, and one pass over memory the matmul has just written.
+
 **Autograd.**  Engine ops record themselves as they always do.  A kernel is called
 through ``FusedKernel``, a ``Function``: its forward runs the generated loop, and its
 backward *computes the group's ops again* with the engine (one ``Function`` per op, as
@@ -39,7 +51,7 @@ from ..autograd.function import Function
 from ..fx import _python
 from ..fx.interpreter import call
 from ..fx.node import Node, map_nodes
-from . import cache
+from . import cache, threads
 
 
 class FusedKernel(Function):
@@ -63,9 +75,11 @@ class Kernel:
     """A group at run time: its generated source, the callable loaded from it, and the
     shapes to present its arrays in (``codegen.py``: collapsed dimensions)."""
 
-    def __init__(self, source, group, backend, parallel_source=None):
+    def __init__(self, source, group, backend, parallel_source=None, threads_ns=None):
         self.source, self.group, self.backend = source, group, backend
         self.parallel_source = parallel_source  # mode="max-autotune": timed against the serial one
+        # a parallel source's expected one-thread time (threads.py): set the threads by it
+        self.threads_ns = threads_ns
         self.name = source.name
         self._fn = None
         self.in_shapes = [tuple(n if f else 1 for n, f in zip(source.loops, op.full))
@@ -99,7 +113,18 @@ class Kernel:
                 self._fn = cache.load(self.source, self.backend)
         return self._fn
 
-    def run(self, tensors):
+    def __call__(self, *tensors, out=None):
+        """The kernel on ``tensors``; ``out=t`` writes its first result into ``t``'s memory
+        (see ``run``).  What a program that records no autograd calls."""
+        return self.run(tensors, out)
+
+    def run(self, tensors, out=None):
+        """The kernel's results for ``tensors``, as new tensors.
+
+        ``out`` -- a tensor whose memory the first result may take: an input that nothing
+        reads after the kernel (``_writable_input``).  Each element of it is read before the
+        same element is written, in the same step of the loop, so the kernel can write over
+        it: no new array, and one pass over memory that is already in the cache."""
         arrays = []
         for t, shape in zip(tensors, self.in_shapes):
             a = t._data
@@ -108,7 +133,16 @@ class Kernel:
             if not a.flags.c_contiguous:
                 a = np.ascontiguousarray(a)  # the kernel reads rows of contiguous memory
             arrays.append(a.reshape(shape))
-        outs = [np.empty(shape, dtype) for shape, dtype, _ in self.out_specs]
+        outs = [np.empty(shape, dtype) for shape, dtype, _ in self.out_specs[out is not None:]]
+        if out is not None:
+            shape, dtype, real = self.out_specs[0]
+            a = out._data
+            if not (a.__class__ is np.ndarray and a.flags.c_contiguous and a.flags.writeable
+                    and a.dtype == dtype and a.shape == real):
+                a = np.empty(shape, dtype)  # not memory the kernel may write: a new array
+            outs.insert(0, a.reshape(shape))
+        if self.threads_ns is not None:
+            threads.use_threads(self.threads_ns)
         self.fn(*self.source.loops, *arrays, *outs)
         return tuple(Tensor._wrap(o.reshape(real)) for o, (_, _, real) in zip(outs, self.out_specs))
 
@@ -201,9 +235,16 @@ class _Names:
         return name
 
 
-def build(graph, fused_graph, groups, backend, function_name="forward", parallel=False):
+def build(graph, fused_graph, groups, backend, function_name="forward", parallel=False,
+          records=True):
     """The Program for ``fused_graph`` with ``groups`` fused (``backend``: "numba" or
-    "reference" for the kernels; no groups: every op through the engine)."""
+    "reference" for the kernels; no groups: every op through the engine).
+
+    ``parallel`` -- mode="max-autotune": each kernel's parallel version is timed against
+    the serial one; otherwise a kernel is parallel when the tuning table says it is long
+    enough (``threads.py``).  ``records`` -- False when the program runs with grad mode
+    off (its guards say so): kernels are then called directly, with no autograd node,
+    and may write over an input nothing else reads (``_writable_input``)."""
     from .codegen import generate
     # a group none of whose values is read afterwards (a result only Python looked at, such
     # as its grad_fn) stores nothing: the engine runs its ops, as eager code did
@@ -215,7 +256,12 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
         source = generate(name, group.members, group.inputs, group.stored, reduction)
         parallel_source = (generate(name, group.members, group.inputs, group.stored, reduction,
                                     parallel=True) if parallel else None)
-        kernels[group] = Kernel(source, group, backend, parallel_source)
+        threads_ns = (threads.worth_threads(source, group)
+                      if backend == "numba" and not parallel else None)
+        if threads_ns is not None:
+            source = generate(name, group.members, group.inputs, group.stored, reduction,
+                              parallel=True)
+        kernels[group] = Kernel(source, group, backend, parallel_source, threads_ns)
     member_of = {n: g for g in groups for n in g.nodes}
     names = _Names(n.name for n in fused_graph.nodes)
     names.add("FusedKernel", FusedKernel)
@@ -240,9 +286,17 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
                 kernel = kernels[group]
                 name = names.add(kernel.name, kernel)
                 targets = ", ".join(n.name for n in kernel.outputs)
-                args = ", ".join([name] + [_expr(a, names) for a in group.inputs])
+                inputs = [_expr(a, names) for a in group.inputs]
                 ops = ", ".join(n.op_name for n in group.nodes)
-                lines.append((f"({targets},) = FusedKernel.apply({args})", f"{kernel.name}: {ops}"))
+                if records:
+                    lines.append((f"({targets},) = FusedKernel.apply({', '.join([name] + inputs)})",
+                                  f"{kernel.name}: {ops}"))
+                    continue
+                into = _writable_input(group)
+                if into is not None:
+                    inputs.append(f"out={_expr(into, names)}")
+                    ops += " (in place)"
+                lines.append((f"({targets},) = {name}({', '.join(inputs)})", f"{kernel.name}: {ops}"))
             continue
         lines.append(_call_line(node, names, breaks))
     lines = _with_deletes(lines, fused_graph)
@@ -254,6 +308,31 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     exec(compile(code, f"<learntorch.compile: {function_name}>", "exec"), namespace)  # noqa: S102
     return Program(graph, fused_graph, groups, list(kernels.values()), code,
                    namespace[function_name], breaks)
+
+
+def _writable_input(group):
+    """The input of ``group``'s kernel that its first result may be written over, or None.
+
+    Only a tensor this program made itself and that nobody else can hold: the result of
+    a matmul (``Linear``, ``Matmul``: a new array from the backend, never a view of
+    something else), read by nothing but this kernel, of the result's shape and dtype.
+    That is the matmul + bias + activation of a layer: the bias add and the activation
+    become an *epilogue* done in place on the matmul's result, as Inductor does."""
+    from ..nn._functional.linear import Linear
+    from ..ops.linalg import Matmul
+    if not group.stored:
+        return None
+    result = group.stored[0].tensor_meta
+    inside = set(group.nodes)
+    for node in group.inputs:
+        if (node.op == "call_function" and isinstance(node.target, type)
+                and issubclass(node.target, (Linear, Matmul))
+                and all(user in inside for user in node.users)
+                and node.tensor_meta is not None
+                and getattr(node.tensor_meta, "shape", None) == result.shape
+                and node.tensor_meta.dtype == result.dtype):
+            return node
+    return None
 
 
 def _call_line(node, names, breaks):

@@ -1,0 +1,111 @@
+"""Under no_grad a compiled layer's bias add and activation are written over the matmul's
+own result (an in-place epilogue), and a long kernel runs on every thread: neither changes
+a value.  The matmul result is taken over only when nothing else reads it; inputs and
+parameters are never written; with grad mode on, kernels stay autograd nodes.
+"""
+import numpy as np
+import pytest
+
+import learntorch
+import learntorch.nn.functional as F
+from compile_compare import same_bits
+from learntorch.backends.numba_cpu import tuning
+
+
+def mlp(activation):
+    learntorch.manual_seed(0)
+    act = learntorch.nn.ReLU if activation == "relu" else learntorch.nn.GELU
+    return learntorch.nn.Sequential(learntorch.nn.Linear(20, 16), act(), learntorch.nn.Linear(16, 8),
+                                    act(), learntorch.nn.Linear(8, 3)).eval()
+
+
+@pytest.fixture
+def parallel_from(monkeypatch):
+    """Set the tuning table's ``parallel_min_ns`` for one test (the other keys as loaded)."""
+    def set_threshold(ns):
+        table = dict(tuning.load())
+        table["parallel_min_ns"] = ns
+        monkeypatch.setattr(tuning, "_loaded", table)
+    return set_threshold
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_a_no_grad_mlp_writes_each_epilogue_over_its_matmul_and_equals_eager(activation):
+    model = mlp(activation)
+    x = learntorch.randn(32, 20)
+    x_before = x.numpy().copy()
+    weights_before = [p.detach().numpy().copy() for p in model.parameters()]
+    compiled = learntorch.compile(model)
+    with learntorch.no_grad():
+        for _ in range(2):  # the capture's call, then a replay
+            got = compiled(x)
+            same_bits(got, model(x), f"{activation} MLP under no_grad")
+    code = compiled._compiled.code
+    assert "out=linear_mm" in code and "out=linear_1_mm" in code, code
+    assert "FusedKernel.apply" not in code, code
+    np.testing.assert_array_equal(x.numpy(), x_before)
+    for p, before in zip(model.parameters(), weights_before):
+        np.testing.assert_array_equal(p.detach().numpy(), before)
+
+
+def test_a_matmul_result_read_elsewhere_is_not_written_over():
+    def layer(x, w, b):
+        h = x @ w
+        return F.relu(h + b) * 2.0, h
+
+    x, w, b = learntorch.randn(8, 5), learntorch.randn(5, 6), learntorch.randn(6)
+    compiled = learntorch.compile(layer)
+    with learntorch.no_grad():
+        for _ in range(2):
+            (y, h), (y_eager, h_eager) = compiled(x, w, b), layer(x, w, b)
+            same_bits(y, y_eager, "relu(h + b) * 2")
+            same_bits(h, h_eager, "h, returned too")
+    assert "out=" not in compiled.code, compiled.code
+
+
+def test_with_grad_mode_on_the_kernels_stay_autograd_nodes():
+    model = mlp("gelu")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    x = learntorch.randn(4, 20, requires_grad=True)
+    compiled = learntorch.compile(model)
+    compiled(x).sum().backward()
+    got = x.grad.clone()
+    x.grad = None
+    model(x).sum().backward()
+    same_bits(got, x.grad, "the input's gradient")
+    code = compiled._compiled.code
+    assert "FusedKernel.apply" in code and "out=" not in code, code
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_kernels_run_on_every_thread_from_the_tuning_tables_threshold(activation, parallel_from):
+    model = mlp(activation)
+    x = learntorch.randn(64, 20)
+    parallel_from(0)  # every kernel is long enough to share
+    compiled = learntorch.compile(model)
+    with learntorch.no_grad():
+        for _ in range(2):
+            same_bits(compiled(x), model(x), f"{activation} MLP, parallel kernels")
+    kernels = compiled._compiled.kernels
+    assert kernels and all("prange(n0)" in k.text and "parallel=True" in k.text for k in kernels)
+
+    parallel_from(10 ** 15)  # no kernel is
+    learntorch.compiler.reset()
+    serial = learntorch.compile(model)
+    with learntorch.no_grad():
+        serial(x)
+    assert all("prange" not in k.text.split("def ")[-1] for k in serial._compiled.kernels)
+
+
+def test_a_kernel_reducing_its_outer_loop_stays_serial(parallel_from):
+    """Threads would each add a part of the sum: another order than the serial kernel's."""
+    def mse(y, t):
+        return ((y - t) ** 2).mean()
+
+    parallel_from(0)
+    y, t = learntorch.randn(1000), learntorch.randn(1000)
+    compiled = learntorch.compile(mse)
+    same_bits(compiled(y, t), compiled(y, t), "the same sum twice")
+    (kernel,) = compiled.kernels
+    assert "prange" not in kernel.text.split("def ")[-1], kernel.text
