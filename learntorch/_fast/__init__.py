@@ -6,7 +6,8 @@ the pieces that make the same computations faster, each naming the reference cod
 replaces and proven equal to it by ``tests/tiers/``:
 
 * ``apply.py`` -- ``Function.apply`` with cheap node construction (``FAST_FORWARD``
-  and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py``);
+  and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py`` and
+  ``matmul.py``);
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``.
@@ -22,6 +23,7 @@ from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
+from . import matmul as _matmul  # noqa: F401
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
 # forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need

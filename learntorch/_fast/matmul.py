@@ -1,0 +1,49 @@
+"""The fast forward of a product of two matrices (``a @ b``, ``torch.mm``).
+
+Replaces: ``Matmul.forward`` of ``learntorch/ops/linalg.py`` for ``Mm`` (through
+``apply.FAST_FORWARD``), which is the backend's ``matmul`` on the two arrays.  For numpy
+float arrays on the numpy or Numba backend that is ``np.matmul`` (opmath's wrapper around
+it changes bfloat16 arrays only), called here directly; otherwise the backend is called.
+The values are the reference's bit for bit; what it saves per call (about half the
+overhead that the reference tier adds to a small product, as much as a 4x4 product costs):
+
+* the backend method and opmath's wrapper around it: two Python calls;
+
+* an op that is not recorded (no_grad, or no operand requires grad) keeps nothing: the
+  reference writes ``a_vec``/``b_vec`` into the node (a ``__dict__`` per call) and reads
+  its ``needs_input_grad``, which ``apply._Unrecorded`` makes as a new tuple when asked;
+* a recorded one writes what ``save_for_backward`` would, with shared tuples;
+* ``Mm`` is in ``ARRAYS_ONLY``: its forward calls no tensor op, so grad mode is not
+  switched off and on around it.
+"""
+import numpy as np
+
+from .. import backends
+from .._tensor import Tensor
+from ..ops import linalg as reference
+from ..backends.reference import NumpyBackend
+from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple
+
+#: the numpy backend's matmul: ``np.matmul``, inside opmath's wrapper, which changes only
+#: bfloat16 arrays (numpy kind "V": numpy's own floats are kind "f")
+_NUMPY_MATMUL = NumpyBackend.matmul
+
+
+def mm_forward(ctx, a, b):
+    if ctx._edges:  # a recorded node (an _Unrecorded one has no edges): save as the reference
+        needs_a, needs_b = ctx.needs_input_grad
+        saved_a, saved_b = a if needs_b else None, b if needs_a else None
+        ctx._saved = (saved_a, saved_b)
+        ctx._saved_versions = shared_tuple((0 if saved_a is None else a._version_counter[0],
+                                            0 if saved_b is None else b._version_counter[0]))
+        ctx.a_vec = ctx.b_vec = False  # Mm's operands are matrices
+    x, y = a._data, b._data
+    if (x.__class__ is np.ndarray and x.dtype.kind == "f" and y.__class__ is np.ndarray
+            and backends.current.__class__.matmul is _NUMPY_MATMUL):
+        return Tensor._wrap(np.matmul(x, y))
+    out = backends.current.matmul(x, y)
+    return Tensor._wrap(out if out.__class__ is np.ndarray else reference.as_array(out))
+
+
+FAST_FORWARD[reference.Mm] = mm_forward
+ARRAYS_ONLY.add(reference.Mm)
