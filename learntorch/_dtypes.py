@@ -25,15 +25,28 @@ INF = float("inf")
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank",
+                 "_load_numpy_type")
 
-    def __init__(self, name, np_dtype, is_floating_point, is_signed, rank):
+    def __init__(self, name, np_dtype, is_floating_point, is_signed, rank,
+                 load_numpy_type=None, itemsize=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
         self.is_floating_point = is_floating_point
         self.is_signed = is_signed
-        self.itemsize = self.np.itemsize
         self._rank = rank  # order used to pick the wider type inside a category
+        # a numpy type from a package that is slow to import (bfloat16's, from ml_dtypes)
+        # is looked up the first time ``.np`` is read: until then the slot stays empty
+        self._load_numpy_type = load_numpy_type
+        if load_numpy_type is None:
+            self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize if itemsize is None else itemsize
+
+    def __getattr__(self, attr):  # called only for an empty slot: ``np`` not looked up yet
+        if attr != "np" or self._load_numpy_type is None:
+            raise AttributeError(f"'dtype' object has no attribute {attr!r}")
+        self.np = np.dtype(self._load_numpy_type())
+        _NUMPY_TO_DTYPE[self.np] = self
+        return self.np
 
     @property
     def is_complex(self):
@@ -44,24 +57,6 @@ class dtype:
 
     def __reduce__(self):  # pickling by name keeps a dtype a singleton
         return (_by_name, (self.name,))
-
-
-class _dtype_from_package(dtype):
-    """A dtype whose numpy twin comes from a package imported the first time ``.np`` is
-    read, not when learntorch is imported.  Until then the ``np`` slot is empty, so
-    reading it falls through to ``__getattr__``; afterwards it is an ordinary slot."""
-    __slots__ = ("_load_numpy_type",)
-
-    def __init__(self, name, load_numpy_type, itemsize, is_floating_point, is_signed, rank):
-        self.name, self._load_numpy_type, self.itemsize = name, load_numpy_type, itemsize
-        self.is_floating_point, self.is_signed, self._rank = is_floating_point, is_signed, rank
-
-    def __getattr__(self, attr):  # only called for an attribute not set: ``np`` before loading
-        if attr != "np":
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
-        self.np = np.dtype(self._load_numpy_type())
-        _NUMPY_TO_DTYPE[self.np] = self
-        return self.np
 
 
 def _ml_dtypes_bfloat16():
@@ -77,7 +72,7 @@ int32 = dtype("int32", np.int32, False, True, 4)
 int64 = dtype("int64", np.int64, False, True, 5)
 float16 = dtype("float16", np.float16, True, True, 6)
 # float16's sibling (rank tie); its numpy type comes from ml_dtypes, imported on first use
-bfloat16 = _dtype_from_package("bfloat16", _ml_dtypes_bfloat16, 2, True, True, 6)
+bfloat16 = dtype("bfloat16", None, True, True, 6, load_numpy_type=_ml_dtypes_bfloat16, itemsize=2)
 float32 = dtype("float32", np.float32, True, True, 7)
 float64 = dtype("float64", np.float64, True, True, 8)
 
