@@ -36,11 +36,10 @@ def is_bfloat16(dtype):
     return dtype.kind == "V" and dtype.name == "bfloat16"
 
 
-def sum_dtype(dtype):
-    """The dtype ``NumpyBackend.sum`` adds in: float32 for bfloat16, where numpy's own would
-    round every partial sum, else None (the array's own) -- the one core method that is not
-    wrapped below: it is on the path every learner reads first."""
-    return _FLOAT32 if is_bfloat16(dtype) else None
+#: the dtype ``NumpyBackend.sum`` adds in, where numpy's own would round every partial sum
+#: (the one core method that is not wrapped: it is on the path every learner reads first),
+#: keyed by numpy kind: bfloat16 is the engine's only dtype of kind "V" (see ``is_bfloat16``)
+SUM_DTYPES = {"V": _FLOAT32}
 
 
 #: backend methods that compute in float32 when given bfloat16 arrays

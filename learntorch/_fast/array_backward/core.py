@@ -3,7 +3,7 @@ import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
-from ...backends.opmath import sum_dtype
+from ...backends.opmath import SUM_DTYPES
 from ...nn._functional import linear as _linear
 from ...ops import activations, arithmetic, shape, softmax, unary
 from ..arithmetic import NOTHING_SAVED, float_constant
@@ -122,7 +122,7 @@ def linear_backward(ctx, grad):
         gb = grad
         if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \
                 and grad.__class__ is np.ndarray:
-            wide = sum_dtype(grad.dtype)  # what the engine's sum over dim 0 computes
+            wide = SUM_DTYPES.get(grad.dtype.kind)  # what the engine's sum over dim 0 computes
             gb = grad.sum(axis=0) if wide is None else \
                 grad.sum(axis=0, dtype=wide).astype(grad.dtype)
     return gx, gw, gb
