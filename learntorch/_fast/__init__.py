@@ -10,6 +10,7 @@ replaces and proven equal to it by ``tests/tiers/``:
   ``matmul.py``);
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
+* ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;
 * ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``.
 
 Fused Numba kernels are the other half of speed; they live with the backend they
@@ -21,6 +22,7 @@ with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
 """
 from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
+from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
 from . import matmul as _matmul  # noqa: F401
@@ -34,6 +36,7 @@ _apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh
 #: (owner, attribute, fast version): what ``install`` replaces, and with what
 REPLACEMENTS = (
     (_Function, "apply", classmethod(_apply.apply)),
+    (_Tensor, "__matmul__", _matmul.tensor_matmul),
     (_reference_engine, "run_backward", _engine.run_backward),
 )
 _originals = {}

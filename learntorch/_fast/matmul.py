@@ -15,14 +15,24 @@ overhead that the reference tier adds to a small product, as much as a 4x4 produ
 * a recorded one writes what ``save_for_backward`` would, with shared tuples;
 * ``Mm`` is in ``ARRAYS_ONLY``: its forward calls no tensor op, so grad mode is not
   switched off and on around it.
+
+``tensor_matmul`` replaces ``Tensor.__matmul__`` (``ops/linalg.py``'s ``matmul``): a product
+of two float matrices that the tape does not record (no_grad, or no operand requires grad)
+is, through ``matmul``, ``Mm.apply`` and the fast ``apply``, ``np.matmul`` between numpy's
+float-error switches and a new tensor -- so it is done here in those three steps, when
+nothing wraps ``Function.apply`` (autocast, the profiler, a capture) and the backend's
+matmul is numpy's.  Anything else goes to ``matmul``.
 """
 import numpy as np
 
 from .. import backends
 from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.function import Function
 from ..ops import linalg as reference
 from ..backends.reference import NumpyBackend
-from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple
+from .apply import ARRAYS_ONLY, FAST_FORWARD, KNOWN_BACKENDS, apply, shared_tuple
+from .float_errors import ignore_float_errors, restore_float_errors
 
 #: the numpy backend's matmul: ``np.matmul``, inside opmath's wrapper, which changes only
 #: bfloat16 arrays (numpy kind "V": numpy's own floats are kind "f")
@@ -47,3 +57,25 @@ def mm_forward(ctx, a, b):
 
 FAST_FORWARD[reference.Mm] = mm_forward
 ARRAYS_ONLY.add(reference.Mm)
+
+
+_state = grad_mode._state
+
+
+def tensor_matmul(a, b):
+    """``a @ b``: ``reference.matmul``, with an unrecorded product of float matrices first."""
+    if (b.__class__ is Tensor and a.__class__ is Tensor
+            and not (_state.enabled and (a._requires_grad or b._requires_grad))):
+        x, y = a._data, b._data
+        if (x.__class__ is np.ndarray and y.__class__ is np.ndarray
+                and x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0]
+                and a._dtype is b._dtype and x.dtype.kind == "f"
+                and Function.__dict__["apply"].__func__ is apply
+                and backends.current.__class__ in KNOWN_BACKENDS
+                and backends.current.__class__.matmul is _NUMPY_MATMUL):
+            quiet = ignore_float_errors()
+            try:
+                return Tensor._wrap(np.matmul(x, y))
+            finally:
+                restore_float_errors(quiet)
+    return reference.matmul(a, b)

@@ -100,3 +100,15 @@ def test_fast_matrix_product_is_np_matmul_bit_for_bit_in_every_float_dtype(dtype
     assert np.array_equal(results["fast"], results["reference"])
     if dtype != "bfloat16":
         assert np.array_equal(results["fast"], np.matmul(a.numpy(), b.numpy()))
+
+
+def test_the_fast_unrecorded_product_still_meets_autocast_and_the_profiler():
+    """``a @ b`` of matrices no gradient needs skips Function.apply in the fast tier only
+    while nothing wraps it: autocast still casts, the profiler still sees the op."""
+    a, b = learntorch.randn(4, 5), learntorch.randn(5, 3)
+    with tiers.use("fast"):
+        with learntorch.autocast("cpu"):
+            assert (a @ b).dtype is learntorch.bfloat16
+        with learntorch.profiler.profile() as prof:
+            a @ b
+    assert "Mm" in prof.key_averages().table()
