@@ -1,27 +1,25 @@
-"""The fast forward of a product of two matrices (``a @ b``, ``torch.mm``).
+"""The fast matrix product: ``a @ b`` and ``torch.mm`` of two matrices.
 
-Replaces: ``Matmul.forward`` of ``learntorch/ops/linalg.py`` for ``Mm`` (through
-``apply.FAST_FORWARD``), which is the backend's ``matmul`` on the two arrays.  For numpy
-float arrays on the numpy or Numba backend that is ``np.matmul`` (opmath's wrapper around
-it changes bfloat16 arrays only), called here directly; otherwise the backend is called.
-The values are the reference's bit for bit; what it saves per call (about half the
-overhead that the reference tier adds to a small product, as much as a 4x4 product costs):
+``mm_forward`` replaces ``Matmul.forward`` of ``learntorch/ops/linalg.py`` for ``Mm``
+(through ``apply.FAST_FORWARD``).  The reference forward is the backend's ``matmul`` on
+the two arrays; for numpy float arrays on the numpy or Numba backend that is ``np.matmul``
+(opmath's wrapper around it changes bfloat16 arrays only), which is called here directly.
+The values are the reference's bit for bit; what it saves per call:
 
 * the backend method and opmath's wrapper around it: two Python calls;
-
 * an op that is not recorded (no_grad, or no operand requires grad) keeps nothing: the
   reference writes ``a_vec``/``b_vec`` into the node (a ``__dict__`` per call) and reads
   its ``needs_input_grad``, which ``apply._Unrecorded`` makes as a new tuple when asked;
-* a recorded one writes what ``save_for_backward`` would, with shared tuples;
+  a recorded one writes what ``save_for_backward`` would, with shared tuples;
 * ``Mm`` is in ``ARRAYS_ONLY``: its forward calls no tensor op, so grad mode is not
   switched off and on around it.
 
-``tensor_matmul`` replaces ``Tensor.__matmul__`` (``ops/linalg.py``'s ``matmul``): a product
-of two float matrices that the tape does not record (no_grad, or no operand requires grad)
-is, through ``matmul``, ``Mm.apply`` and the fast ``apply``, ``np.matmul`` between numpy's
-float-error switches and a new tensor -- so it is done here in those three steps, when
-nothing wraps ``Function.apply`` (autocast, the profiler, a capture) and the backend's
-matmul is numpy's.  Anything else goes to ``matmul``.
+``tensor_matmul`` replaces ``Tensor.__matmul__`` (``linalg.matmul``).  A product of two
+float matrices that the tape does not record is, through ``matmul``, ``Mm.apply``, the fast
+``apply`` and ``mm_forward``, ``np.matmul`` between numpy's float-error switches, wrapped in
+a new tensor: done here in those steps when nothing wraps ``Function.apply`` (autocast, the
+profiler, a capture) and the backend's matmul is numpy's.  Anything else goes to ``matmul``.
+(Together, a 4x4 product's cost above numpy's fell from 6.1 to 2.4 us of CPU time.)
 """
 import numpy as np
 
