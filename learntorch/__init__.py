@@ -53,7 +53,9 @@ from .ops.repeating import roll, tile, repeat_interleave
 from .ops.rotation import rot90
 from .ops.softmax import softmax, log_softmax
 from .ops.sorting import sort, argsort, topk
-from .ops.linalg import matmul, mm, bmm, dot, outer, ger, cross, cdist, mv, addmm, baddbmm
+from .ops.linalg import (matmul, mm, bmm, dot, outer, ger, cross, cdist, mv, addmm, baddbmm,
+                         addmv, addbmm)
+from .ops.tensordot import tensordot
 from .ops.einsum import einsum
 from .ops.shape import (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueeze,
                         flatten, unflatten, broadcast_to, narrow, clone, flip, movedim, moveaxis,

@@ -65,7 +65,7 @@ _METHODS = {
     softmax: "softmax log_softmax",
     sorting: "sort argsort topk",
     special: "erf",
-    linalg: "matmul mm bmm dot outer cross mv addmm baddbmm",
+    linalg: "matmul mm bmm dot outer cross mv addmm baddbmm addmv addbmm",
     shape: "reshape view permute transpose swapaxes swapdims t squeeze unsqueeze flatten "
            "unflatten expand expand_as broadcast_to narrow contiguous clone flip repeat movedim "
            "moveaxis ravel fliplr flipud",

@@ -319,13 +319,12 @@ The big pieces that are missing, and where they live in PyTorch:
 
 | left out | what it is | in PyTorch |
 | --- | --- | --- |
-| most operations | about 2,000 tensor functions (FFT, linear algebra, special functions, sorting, scatter/gather variants) | `torch`, `torch.linalg`, `torch.fft`, `torch.special` |
-| more dtypes | `bfloat16`, `complex64/128`, float8, int4 | `torch.bfloat16`, `torch.complex64`, `torch.float8_e4m3fn` |
-| mixed precision | run in float16/bfloat16 where it is safe, float32 elsewhere; loss scaling | `torch.autocast`, `torch.amp.GradScaler` |
-| a compiler | graph capture, kernel fusion, code generation | `torch.compile`, `torch.export` |
-| real GPUs at speed | cuDNN, cuBLAS, CUDA streams and graphs, multi-GPU | `torch.cuda`, `torch.backends.cudnn` |
+| most operations | about 2,000 tensor functions (FFT, linear algebra, special functions, sorting, scatter/gather variants); learntorch has the few hundred the course uses | `torch`, `torch.linalg`, `torch.fft`, `torch.special` |
+| more dtypes | `complex64/128`, float8, int4 (learntorch stops at the four float types and the integers: float16, bfloat16, float32, float64) | `torch.complex64`, `torch.float8_e4m3fn` |
+| a compiler that captures Python | bytecode capture (Dynamo) and generated C++/Triton kernels (Inductor); learntorch's `compile` (chapter 11) records by running the function once and fuses elementwise chains into Numba kernels | `torch.compile`, `torch.export` |
+| real GPUs at speed | cuDNN, cuBLAS, CUDA streams and graphs, tensor cores, multi-GPU | `torch.cuda`, `torch.backends.cudnn` |
 | function transforms | per-sample gradients, Jacobians, vectorising a function over a batch | `torch.func.vmap`, `grad`, `jacrev` |
-| recurrent and attention layers | LSTM, GRU, multi-head attention, Transformer blocks, fused attention kernels | `nn.LSTM`, `nn.MultiheadAttention`, `F.scaled_dot_product_attention` |
+| recurrent layers and Transformer blocks | LSTM, GRU, `nn.Transformer`, fused attention kernels (learntorch has `nn.MultiheadAttention` and `F.scaled_dot_product_attention`, written with ops you have met) | `nn.LSTM`, `nn.TransformerEncoderLayer`, flash attention |
 | sparse and nested tensors | tensors that store only their non-zeros, batches of different lengths | `torch.sparse`, `torch.nested` |
 | quantization beyond dynamic Linear | static quantization, quantization-aware training, int4 weights | torchao |
 | production tooling | the profiler's GPU timeline, TorchScript, mobile runtimes | `torch.profiler`, ExecuTorch |

@@ -11,7 +11,9 @@ replaces and proven equal to it by ``tests/tiers/``:
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;
-* ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``.
+* ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``;
+* ``choose_qparams.py`` -- a dynamic quantized Linear's per-batch scale and zero point
+  in Python floats where that is exact.
 
 Fused Numba kernels are the other half of speed; they live with the backend they
 serve (``backends/numba_cpu``), behind the backend contract.
@@ -20,12 +22,13 @@ serve (``backends/numba_cpu``), behind the backend contract.
 ``LEARNTORCH_REFERENCE=1``); ``uninstall()`` puts the reference back.  Learners switch
 with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
 """
+from ..ao.nn.quantized.dynamic import _linear_dynamic
 from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
 from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
-from . import matmul as _matmul  # noqa: F401
+from . import choose_qparams as _choose_qparams, matmul as _matmul
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
 # forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need
@@ -38,6 +41,7 @@ REPLACEMENTS = (
     (_Function, "apply", classmethod(_apply.apply)),
     (_Tensor, "__matmul__", _matmul.tensor_matmul),
     (_reference_engine, "run_backward", _engine.run_backward),
+    (_linear_dynamic, "choose_qparams", _choose_qparams.choose_qparams),
 )
 _originals = {}
 

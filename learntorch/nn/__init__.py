@@ -21,4 +21,5 @@ from .modules import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, Fold, Un
                       MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, Upsample,
                       UpsamplingBilinear2d, UpsamplingNearest2d)
+from .modules import MultiheadAttention
 from . import parallel

@@ -28,3 +28,5 @@ from ._functional.pooling import (max_pool1d, max_pool2d, max_pool2d_with_indice
                                   avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
                                   adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
                                   adaptive_max_pool2d_with_indices)
+from ._functional.attention import (scaled_dot_product_attention,  # noqa: F401
+                                    multi_head_attention_forward)

@@ -228,6 +228,43 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``, ``input`` broadcast to (n,) (composed from ``mv``;
+    on autocast's 16-bit list for cuda only, as ``mv``: on the CPU it runs in its inputs' dtype)."""
+    require_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
+    input, mat, vec = autocast_inputs(Mv, input, mat, vec)
+    if not input.dtype is mat.dtype is vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {input.dtype}, "
+                           f"{mat.dtype}, and {vec.dtype}: convert them with .to(dtype)")
+    if mat.ndim == 2 and vec.ndim == 1 and input.ndim <= 1 and input.numel() not in (
+            1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({_sizes(input.shape)}), mat "
+                           f"({_sizes(mat.shape)}), vec ({vec.shape[0]})")
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum over b of batch1[b] @ batch2[b]``: the products of a batch
+    summed into one matrix (composed from ``bmm`` and a sum over the batch; on autocast's
+    16-bit lists for the CPU and cuda, as in torch)."""
+    require_tensors("addbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
+    input, batch1, batch2 = autocast_inputs(Bmm, input, batch1, batch2)
+    for t, name in ((batch1, "batch1"), (batch2, "batch2")):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor (batch, n, m), got shape "
+                               f"{list(t.shape)}")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({_sizes(batch1.shape[1:])} and "
+                           f"{_sizes(batch2.shape[1:])})")
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype} and "
+                           f"{batch1.dtype}: convert input (input.to({batch1.dtype}))")
+    return _scaled_sum(input, bmm(batch1, batch2).sum(dim=0), beta, alpha)
+
+
 def _scaled_sum(input, product, beta, alpha):
     """``beta * input + alpha * product``: the factors skipped when 1, ``input`` when beta
     is 0; ``input`` must broadcast to the product's shape (it never grows the result)."""

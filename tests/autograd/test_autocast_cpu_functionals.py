@@ -29,6 +29,14 @@ PROGRAMS = {
     "conv1d": lambda lib, t: _F(lib).conv1d(t["batch"], t["w"][:, :4].reshape(3, 4, 1)),
     "matmul_method": lambda lib, t: t["x"].matmul(t["w"].T),
     "bmm": lambda lib, t: lib.bmm(t["batch"], t["batch"].transpose(1, 2)),
+    "tensordot": lambda lib, t: lib.tensordot(t["x"], t["w"], dims=([1], [1])),
+    "addbmm": lambda lib, t: lib.addbmm(t["x"][:, :4], t["batch"], t["batch"].transpose(1, 2)),
+    "sdpa": lambda lib, t: _F(lib).scaled_dot_product_attention(t["batch"], t["batch"],
+                                                                 t["batch"]),
+    "sdpa_float_mask": lambda lib, t: _F(lib).scaled_dot_product_attention(
+        t["batch"], t["batch"], t["batch"], attn_mask=t["x"][:, :4]),
+    # addmv is on the cuda list only: float32 on the CPU
+    "addmv": lambda lib, t: lib.addmv(t["b"], t["w"], t["g"]),
     "mlp": lambda lib, t: _F(lib).linear(_F(lib).relu(_F(lib).linear(t["x"], t["w"], t["b"])),
                                          t["m"]),
     # layers that run in their input's dtype: a bfloat16 activation stays bfloat16, with the

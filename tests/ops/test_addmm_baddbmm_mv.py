@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import learntorch
-from tests.oracle import require_torch, torch
+from oracle import require_torch, torch
 
 
 def _arrays(seed, *shapes):

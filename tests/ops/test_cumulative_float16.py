@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import learntorch
-from tests.oracle import require_torch, torch
+from oracle import require_torch, torch
 
 
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])

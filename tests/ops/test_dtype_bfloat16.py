@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import learntorch
 import learntorch.nn.functional as LF
-from tests.oracle import require_torch, torch
+from oracle import require_torch, torch
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",

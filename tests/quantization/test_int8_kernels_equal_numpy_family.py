@@ -61,3 +61,19 @@ def test_dequantize_matmul_rounds_once_as_the_reference(m, n, seed, a_scale, per
     bias = rng.standard_normal(n).astype(np.float32) if with_bias else None
     got = NUMBA.dequantize_matmul(acc, a_scale, b_scale, bias)
     np.testing.assert_array_equal(got, NUMPY.dequantize_matmul(acc, a_scale, b_scale, bias))
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(1, 3000), seed=st.integers(0, 2**16), exponent=st.integers(-45, 38),
+       sign=st.sampled_from([-1, 1, 0]), special=st.sampled_from([None, np.inf, -np.inf, np.nan]))
+def test_min_max_finds_the_range_as_the_reference(size, seed, exponent, sign, special):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(size) * 10.0 ** exponent).astype(np.float32)  # subnormals too
+    if sign:  # all of one sign: the integer order of negative floats is the reversed one
+        x = np.abs(x) * np.float32(sign)
+    if special is not None:
+        x[rng.integers(size)] = special
+    got, expected = NUMBA.min_max(x), NUMPY.min_max(x)
+    for g, e in zip(got, expected):
+        assert g.shape == () and g.dtype == np.float32
+        assert g == e or (np.isnan(g) and np.isnan(e)), (got, expected)

@@ -28,6 +28,14 @@ bit):
 * ``quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, out)`` -- float32 ``x``
   (flat) to codes ``out`` (flat) in one pass: multiply by the reciprocal of the scale and
   add the zero point in float32, round half to even, clamp; NaN becomes ``quant_max``.
+* ``min_max(x)`` -- the smallest and largest value of float32 ``x`` (flat) in one pass
+  (numpy's ``x.min()`` and ``x.max()`` take two), NaN for both when x holds a NaN (as
+  numpy).  It compares the floats' bits as integers, because LLVM vectorises integer
+  min/max reductions but not float ones (whose NaN rules it must keep): a float32's bits
+  read as an int32 are in the floats' order for positive numbers, and in reverse order
+  for negative ones, so flipping a negative number's 31 magnitude bits makes the integer
+  order the float order (-0.0 then sorts just below +0.0).  A NaN's magnitude bits are
+  above infinity's.
 * ``dequantize_matmul_rows(acc, scale, bias, out)`` -- ``out[i, j] = acc[i, j] * scale[j]
   + bias[j]`` in float64, rounded once to float32 (the fused multiply-add of torch's
   kernel); ``scale`` and ``bias`` are (N,) arrays (a per-tensor scale is repeated N
@@ -79,6 +87,24 @@ def quantize_rows(x, inv_scale, zero_point, quant_min, quant_max, out):
         elif code < lo:
             code = lo
         out[i] = code
+
+
+@njit(**_KERNEL)
+def min_max(x):
+    bits = x.view(np.int32)
+    low, high, magnitude = np.int32(2**31 - 1), np.int32(-2**31), np.int32(0)
+    for i in range(bits.shape[0]):
+        b = bits[i]
+        key = b ^ ((b >> 31) & 0x7FFFFFFF)  # negative floats: flip the magnitude bits
+        low = min(low, key)
+        high = max(high, key)
+        magnitude = max(magnitude, b & 0x7FFFFFFF)
+    if magnitude > 0x7F800000:  # above infinity's bits: a NaN
+        return np.float32(np.nan), np.float32(np.nan)
+    ends = np.array([low, high], np.int32)
+    ends ^= (ends >> 31) & 0x7FFFFFFF  # the same flip turns a key back into the float's bits
+    values = ends.view(np.float32)
+    return values[0], values[1]
 
 
 @njit(parallel=True, **_KERNEL)

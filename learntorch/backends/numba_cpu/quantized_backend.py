@@ -1,7 +1,10 @@
 """The int8 kernels as ``NumbaBackend``'s overrides of ``QuantizedFamily``
 (``backends/numpy_families/quantized.py``): ``quantized_matmul`` (the int8 GEMM),
 ``quantize_per_tensor`` and ``dequantize_matmul``, the three steps of a dynamic quantized
-``Linear``'s forward.
+``Linear``'s forward, and ``quantized_linear``, the three in one pass over a weight packed
+once by ``pack_quantized_weight`` (``int8_linear.py``; on CPUs with AVX-512 VNNI; elsewhere
+the weight stays plain codes and ``quantized_linear`` makes the three calls), plus
+``min_max``, the input's range in one pass.
 
 numpy has no fast integer matrix product (its int matmul is a plain loop), and its
 quantize / dequantize take five whole-array passes each where the kernels
@@ -13,7 +16,7 @@ this process; otherwise the numpy reference answers (``super()``), with the same
 import numpy as np
 
 from . import tuning
-from .loader import kernels, kernels_allowed, use_threads
+from .loader import PARALLEL_MIN_NS, kernels, kernels_allowed, use_threads
 
 _CODES = (np.dtype(np.int8), np.dtype(np.uint8))
 
@@ -23,6 +26,27 @@ def _compact(a):
     flags = getattr(a, "flags", None)
     return (type(a) is np.ndarray and flags.c_contiguous and flags.aligned
             and flags.writeable)
+
+
+class PackedInt8Weight:
+    """A Linear's weight as ``int8_linear`` reads it: the codes (for the reference steps),
+    the register tiles and the column sums of ``int8_linear.pack_weight_tiles``."""
+
+    __slots__ = ("codes", "tiles", "column_sums", "no_bias", "_scales_of", "_scales")
+
+    def __init__(self, codes, tiles, column_sums):
+        self.codes, self.tiles, self.column_sums = codes, tiles, column_sums
+        self.no_bias = np.zeros(codes.shape[0], np.float32)  # what "no bias" adds
+        self._scales_of, self._scales = None, None
+
+    def weight_scales(self, weight_scale):
+        """The weight's scale(s) as the kernel reads them, one float32 per column: made
+        once per scale object (the layer passes the same one at every call)."""
+        if weight_scale is not self._scales_of:
+            scales = np.asarray(weight_scale, dtype=np.float32)
+            self._scales = np.ascontiguousarray(np.broadcast_to(scales, self.codes.shape[:1]))
+            self._scales_of = weight_scale
+        return self._scales
 
 
 class NumbaQuantized:
@@ -59,6 +83,13 @@ class NumbaQuantized:
                                               int(quant_min), int(quant_max), out.reshape(-1))
         return out
 
+    def min_max(self, x):
+        if not (_compact(x) and x.dtype == np.float32 and x.size
+                and self._quantized_kernel_serves("quantize_per_tensor", x.size)):
+            return super().min_max(x)
+        low, high = kernels("int8_kernels").min_max(x.reshape(-1))
+        return np.asarray(low, np.float32), np.asarray(high, np.float32)
+
     def dequantize_matmul(self, acc, a_scale, b_scale, bias):
         if not (_compact(acc) and acc.ndim == 2 and acc.dtype == np.int32
                 and (bias is None or (_compact(bias) and bias.dtype == np.float32
@@ -72,4 +103,40 @@ class NumbaQuantized:
         out = np.empty(acc.shape, np.float32)
         use_threads(acc.size * self.ns_per_element["dequantize_matmul"])
         kernels("int8_kernels").dequantize_matmul_rows(acc, scales, bias, out)
+        return out
+
+    def pack_quantized_weight(self, codes):
+        if not (_compact(codes) and codes.ndim == 2 and codes.dtype == np.int8
+                and self.layer_min_sizes["quantized_matmul"] is not None and kernels_allowed()):
+            return super().pack_quantized_weight(codes)
+        linear = kernels("int8_linear")
+        if not linear.vnni_available():  # the tiles' instruction is missing: plain codes
+            return super().pack_quantized_weight(codes)
+        return PackedInt8Weight(codes, *linear.pack_weight_tiles(codes))
+
+    def quantized_linear(self, x, scale, zero_point, quant_max, weight, weight_scale,
+                         weight_zero_point, bias):
+        if isinstance(weight_zero_point, np.ndarray) and not weight_zero_point.any():
+            weight_zero_point = 0  # per-channel symmetric weights: every zero point is 0
+        packed = type(weight) is PackedInt8Weight
+        codes = weight.codes if packed else weight
+        m, n = x.shape[0], codes.shape[0]
+        if not (packed and not isinstance(weight_zero_point, np.ndarray) and _compact(x)
+                and x.ndim == 2 and x.dtype == np.float32 and x.shape[1] == codes.shape[1]
+                and 0 <= zero_point <= quant_max <= 255
+                and (bias is None or (_compact(bias) and bias.dtype == np.float32
+                                      and bias.shape == (n,)))
+                and self._quantized_kernel_serves("quantized_matmul", x.size * n)):
+            return super().quantized_linear(x, scale, zero_point, quant_max, codes,
+                                            weight_scale, weight_zero_point, bias)
+        out = np.empty((m, n), np.float32)
+        linear = kernels("int8_linear")
+        kernel = linear.quantized_linear_rows
+        single_thread_ns = x.size * n * self.ns_per_element["quantized_linear"]
+        if single_thread_ns >= PARALLEL_MIN_NS:
+            use_threads(single_thread_ns)
+            kernel = linear.quantized_linear_rows_parallel
+        kernel(x, float(scale), int(zero_point), int(quant_max), weight.tiles, n,
+               int(weight_zero_point), weight.column_sums, weight.weight_scales(weight_scale),
+               weight.no_bias if bias is None else bias, out)
         return out

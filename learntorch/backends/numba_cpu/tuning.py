@@ -42,6 +42,7 @@ DEFAULTS = {
         "sum": 0.04, "softmax": 0.29, "log_softmax": 0.3, "softmax_backward": 0.1,
         "log_softmax_backward": 0.28, "logsumexp": 0.26,
         "quantized_matmul": 0.03, "quantize_per_tensor": 0.5, "dequantize_matmul": 0.5,
+        "quantized_linear": 0.015,
     },
     "parallel_min_ns": 120_000,
     "layer_min_sizes": {

@@ -103,3 +103,20 @@ class QuantizedFamily:
         if bias is not None:
             out += bias
         return out.astype(np.float32)
+
+    # ---- a quantized Linear: the three steps in one call -------------------------------
+    def pack_quantized_weight(self, codes):
+        """A Linear's (N, K) int8 weight codes in the layout this backend's
+        ``quantized_linear`` reads best, made once when the layer is built (torch's
+        "packed params").  Here: the codes as they are."""
+        return codes
+
+    def quantized_linear(self, x, scale, zero_point, quant_max, weight, weight_scale,
+                         weight_zero_point, bias):
+        """float32 (M, N) from float32 ``x`` (M, K): quantize it to uint8 codes
+        0..``quant_max`` with ``scale`` and ``zero_point``, multiply with the weight's codes
+        (``weight``, from ``pack_quantized_weight``), and turn the sums back into floats
+        with the bias.  One call, so that a backend may do the three steps in one pass."""
+        codes = self.quantize_per_tensor(x, scale, zero_point, 0, quant_max, np.uint8)
+        sums = self.quantized_matmul(codes, zero_point, weight, weight_zero_point)
+        return self.dequantize_matmul(sums, scale, weight_scale, bias)

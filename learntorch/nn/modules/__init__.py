@@ -2,7 +2,7 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict
 from .parameter_container import ParameterList, ParameterDict
-from .linear import Identity, Linear
+from .linear import Identity, Linear, NonDynamicallyQuantizableLinear
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax,
                          LogSoftmax, ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish,
@@ -18,3 +18,4 @@ from .fold import Fold, Unfold
 from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .attention import MultiheadAttention

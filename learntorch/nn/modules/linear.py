@@ -47,3 +47,8 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` that ``quantize_dynamic`` leaves in float (it swaps exact ``nn.Linear``
+    types only): ``MultiheadAttention.out_proj``, whose weight its forward reads directly."""

@@ -14,6 +14,11 @@ to find its range.  The steps, each one backend call:
 4. ``quantized_matmul``: codes times weight codes, summed exactly in int32;
 5. ``dequantize_matmul``: ``sum * (input scale * weight scale) + bias``, in float32.
 
+Steps 3-5 are one backend call, ``quantized_linear`` (the reference backend's makes the
+three calls above, in that order), so that a backend may do them in one pass: the Numba
+backend's quantizes a few rows, multiplies them with a weight packed once into register
+tiles, and writes floats, without ever storing the codes or the int32 sums.
+
 The result equals torch 2.13's (fbgemm's) bit for bit: same range, same scale, same
 codes, same integer sums, same final rounding.  No autograd: a quantized model is for
 inference (torch records a node whose backward warns and gives no gradient; learntorch
@@ -59,17 +64,22 @@ def choose_qparams(low, high, quant_min, quant_max, reduce_range):
         else:
             amplifier = f32(scale) / original
             low, high = low * amplifier, high * amplifier
-    # the zero point from the end whose arithmetic error is smaller
-    low, high = float(low), float(high)
+    return scale, zero_point_of(float(low), float(high), scale, quant_min, quant_max)
+
+
+def zero_point_of(low, high, scale, quant_min, quant_max):
+    """The code of 0.0 on the grid ``scale`` over [low, high] (Python floats): computed
+    from the end whose arithmetic error is smaller, kept inside the codes, rounded to an
+    integer."""
     from_min, from_max = quant_min - low / scale, quant_max - high / scale
     error_min = abs(quant_min) - abs(low / scale)
     error_max = abs(quant_max) - abs(high / scale)
     zero_point = from_min if error_min < error_max else from_max
     if zero_point < quant_min:
-        return scale, quant_min
+        return quant_min
     if zero_point > quant_max:
-        return scale, quant_max
-    return scale, int(round(zero_point))  # Python's round: half to even, as nearbyint
+        return quant_max
+    return int(round(zero_point))  # Python's round: half to even, as nearbyint
 
 
 class LinearDynamic(Function):
@@ -95,9 +105,9 @@ class LinearDynamic(Function):
         low, high = backend.min_max(rows) if rows.size else (0.0, 0.0)
         scale, zero_point = choose_qparams(float(low), float(high), 0, 255, reduce_range)
         quant_max = 127 if reduce_range else 255
-        codes = backend.quantize_per_tensor(rows, scale, zero_point, 0, quant_max, np.uint8)
-        sums = backend.quantized_matmul(codes, zero_point, packed.codes, packed.zero_points)
-        out = backend.dequantize_matmul(sums, scale, packed.scales, packed.bias)
+        out = backend.quantized_linear(rows, scale, zero_point, quant_max,
+                                       packed.packed_codes(backend), packed.scales,
+                                       packed.zero_points, packed.bias)
         return Tensor._wrap(out.reshape(out_shape))
 
     @staticmethod

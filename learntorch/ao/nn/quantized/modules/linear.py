@@ -2,15 +2,18 @@
 
 torch keeps them in an opaque "packed" object (fbgemm's layout for its GEMM) inside this
 module; here packing means: the weight's int8 codes as one C-contiguous (out, in) array,
-and its scale(s) and zero point(s) as the kernel takes them.  ``_weight_bias()`` gives
-the quantized weight and the float bias back, as torch's ``linear_unpack``.
+its scale(s) and zero point(s) as the kernel takes them, and the codes in the layout the
+backend's ``quantized_linear`` reads best (``backend.pack_quantized_weight``: made once,
+when the weight is set, and again only if a forward finds another backend current).
+``_weight_bias()`` gives the quantized weight and the float bias back, as torch's
+``linear_unpack``.
 
 The state dict holds what torch's does: ``<prefix>dtype`` and ``<prefix>_packed_params``,
 the tuple (quantized weight, bias); ``load_state_dict`` packs them again.
 """
 import numpy as np
 
-from ..... import _dtypes
+from ..... import _dtypes, backends
 from ....._quantize import quantize_per_tensor
 from ....._quantized_tensor import per_tensor_affine
 from .....factories import zeros
@@ -30,6 +33,14 @@ class PackedLinearWeight:
             self.zero_points = weight.q_per_channel_zero_points()._data
         self.bias = None if bias is None else np.ascontiguousarray(bias._data,
                                                                     dtype=np.float32)
+        self._packed_for = None
+        self.packed_codes(backends.current)
+
+    def packed_codes(self, backend):
+        """The weight codes as ``backend.pack_quantized_weight`` lays them out (cached)."""
+        if self._packed_for is not backend:
+            self._packed, self._packed_for = backend.pack_quantized_weight(self.codes), backend
+        return self._packed
 
     def unpack(self):
         return self.weight, self.bias_tensor
