@@ -76,8 +76,9 @@ def test_each_way_in_to_bfloat16_works_as_the_first_use(first_use):
 
 def test_a_bfloat16_checkpoint_loads_in_a_process_that_never_used_bfloat16(tmp_path):
     path = tmp_path / "bf16.pt"
-    _run("import json, learntorch\n"
-         f"learntorch.save({{'w': learntorch.tensor([0.5, -3.0, 1e30]).bfloat16()}}, {str(path)!r})\n"
+    _run("import learntorch\n"
+         "w = learntorch.tensor([0.5, -3.0, 1e30]).bfloat16()\n"
+         f"learntorch.save({{'w': w}}, {str(path)!r})\n"
          "print('null')")
     got = _run("import json, learntorch\n"
                f"w = learntorch.load({str(path)!r})['w']\n"
