@@ -70,16 +70,11 @@ from ._type_info import finfo, iinfo
 from ._tensor_repr import set_printoptions
 from ._threads import set_num_threads, get_num_threads
 from .ops.padding import pad as _pad  # noqa: F401  (nn.functional.pad, later)
-from . import utils, datasets, profiler
-from . import fx, onnx  # onnx: the exporter; the onnx package is imported only by export()
-from . import compiler, _dynamo, _logging
-from .compiler import compile
-from . import distributed
+from . import utils, distributed  # (nn.parallel's DistributedDataParallel needs distributed)
 from ._quantized_tensor import (qscheme, per_tensor_affine, per_tensor_symmetric,
                                 per_channel_affine, per_channel_symmetric,
                                 per_channel_affine_float_qparams)
 from ._quantize import quantize_per_tensor, quantize_per_channel, dequantize
-from . import ao
 from . import amp
 from .amp import autocast
 from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
@@ -91,6 +86,25 @@ tiers._from_environment()  # the fast tier, unless LEARNTORCH_REFERENCE=1
 
 bool_ = bool
 __version__ = "0.1.0"
+
+# The parts a course reaches in its later chapters are imported the first time they are
+# named (``learntorch.compile``, ``learntorch.distributed``, ...), not with learntorch: a
+# fifth of the engine's modules, which every notebook kernel would otherwise wait for.
+_ON_FIRST_USE = ("ao", "compiler", "datasets", "fx", "onnx", "profiler", "_dynamo", "_logging")
+
+
+def __getattr__(name):
+    if name == "compile":
+        from .compiler import compile
+        return compile
+    if name in _ON_FIRST_USE:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'learntorch' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_ON_FIRST_USE) | {"compile"})
 
 
 def is_tensor(obj):

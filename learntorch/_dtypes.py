@@ -15,23 +15,38 @@ its numpy counterpart.  Promotion follows torch, not numpy:
 numpy has no bfloat16; the ``ml_dtypes`` package adds it as a numpy dtype (its
 arithmetic computes each element in float32 and rounds once, as torch's CPU
 kernels do), so a bfloat16 tensor is a numpy array of ``ml_dtypes.bfloat16``.
+Importing ``ml_dtypes`` takes longer than importing the rest of learntorch, so it waits
+for the first use of bfloat16: ``learntorch.bfloat16`` is a dtype whose numpy twin is
+looked up the first time its ``.np`` is read.
 """
-import ml_dtypes
 import numpy as np
 
 INF = float("inf")
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank",
+                 "_load_numpy_type")
 
-    def __init__(self, name, np_dtype, is_floating_point, is_signed, rank):
+    def __init__(self, name, np_dtype, is_floating_point, is_signed, rank,
+                 load_numpy_type=None, itemsize=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
         self.is_floating_point = is_floating_point
         self.is_signed = is_signed
-        self.itemsize = self.np.itemsize
         self._rank = rank  # order used to pick the wider type inside a category
+        # a numpy type from a package that is slow to import (bfloat16's, from ml_dtypes)
+        # is looked up the first time ``.np`` is read: until then the slot stays empty
+        self._load_numpy_type = load_numpy_type
+        if load_numpy_type is None:
+            self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize if itemsize is None else itemsize
+
+    def __getattr__(self, attr):  # called only for an empty slot: ``np`` not looked up yet
+        if attr != "np" or self._load_numpy_type is None:
+            raise AttributeError(f"'dtype' object has no attribute {attr!r}")
+        self.np = np.dtype(self._load_numpy_type())
+        _NUMPY_TO_DTYPE[self.np] = self
+        return self.np
 
     @property
     def is_complex(self):
@@ -44,6 +59,11 @@ class dtype:
         return (_by_name, (self.name,))
 
 
+def _ml_dtypes_bfloat16():
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
 bool_ = dtype("bool", np.bool_, False, False, 0)
 uint8 = dtype("uint8", np.uint8, False, False, 1)
 int8 = dtype("int8", np.int8, False, True, 2)
@@ -51,14 +71,15 @@ int16 = dtype("int16", np.int16, False, True, 3)
 int32 = dtype("int32", np.int32, False, True, 4)
 int64 = dtype("int64", np.int64, False, True, 5)
 float16 = dtype("float16", np.float16, True, True, 6)
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, True, True, 6)  # float16's sibling (rank tie)
+# float16's sibling (rank tie); its numpy type comes from ml_dtypes, imported on first use
+bfloat16 = dtype("bfloat16", None, True, True, 6, load_numpy_type=_ml_dtypes_bfloat16, itemsize=2)
 float32 = dtype("float32", np.float32, True, True, 7)
 float64 = dtype("float64", np.float64, True, True, 8)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 #: the 16-bit floats, which torch's kernels compute in float32 ("opmath") and round once
 LOW_PRECISION_FLOATS = (float16, bfloat16)
-_NUMPY_TO_DTYPE = {d.np: d for d in ALL_DTYPES}
+_NUMPY_TO_DTYPE = {d.np: d for d in ALL_DTYPES if d is not bfloat16}  # (bfloat16: when loaded)
 _NAMES = {d.name: d for d in ALL_DTYPES}
 _NAMES.update({"half": float16, "float": float32, "double": float64, "long": int64,
                "int": int32, "short": int16})
@@ -99,6 +120,8 @@ def from_numpy_dtype(np_dtype):
     try:
         return _NUMPY_TO_DTYPE[np.dtype(np_dtype)]
     except KeyError:
+        if np.dtype(np_dtype).name == "bfloat16" and np.dtype(np_dtype) == bfloat16.np:
+            return bfloat16  # an ml_dtypes array made before learntorch's bfloat16 was used
         raise TypeError(
             f"numpy dtype {np.dtype(np_dtype)} has no learntorch equivalent; supported: "
             + ", ".join(d.name for d in ALL_DTYPES)) from None

@@ -7,16 +7,22 @@
 
 The numbers come from numpy's own tables (``np.finfo`` / ``np.iinfo``) of the dtype's
 numpy twin.  A floating dtype without a numpy twin (bfloat16, from the ``ml_dtypes``
-package) registers its table in ``_FLOAT_INFO`` -- one line.
+package) registers its table in ``_FLOAT_INFO`` -- one function.
 """
-import ml_dtypes
 import numpy as np
 
 from . import _dtypes
 
 #: dtype name -> a function giving numpy's limits table for it
 _FLOAT_INFO = {name: np.finfo for name in ("float16", "float32", "float64")}
-_FLOAT_INFO["bfloat16"] = ml_dtypes.finfo
+
+
+def _bfloat16_finfo(np_dtype):
+    import ml_dtypes  # (imported on the first use of bfloat16, not with learntorch: slow)
+    return ml_dtypes.finfo(np_dtype)
+
+
+_FLOAT_INFO["bfloat16"] = _bfloat16_finfo
 
 
 class finfo:

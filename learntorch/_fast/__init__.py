@@ -6,10 +6,12 @@ the pieces that make the same computations faster, each naming the reference cod
 replaces and proven equal to it by ``tests/tiers/``:
 
 * ``apply.py`` -- ``Function.apply`` with cheap node construction (``FAST_FORWARD``
-  and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py``);
+  and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py`` and
+  ``matmul.py``);
 * ``operators.py`` -- ``Tensor``'s ``*`` and ``+`` in one call when recorded on plain operands;
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
+* ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;
 * ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``;
 * ``choose_qparams.py`` -- a dynamic quantized Linear's per-batch scale and zero point
   in Python floats where that is exact.
@@ -27,7 +29,7 @@ from ..autograd.function import Function as _Function
 from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
-from . import choose_qparams as _choose_qparams
+from . import choose_qparams as _choose_qparams, matmul as _matmul
 from . import operators as _operators
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
@@ -39,6 +41,7 @@ _apply.ARRAYS_ONLY.update({_unary.Neg, _unary.Exp, _unary.Log, _activations.Tanh
 #: (owner, attribute, fast version): what ``install`` replaces, and with what
 REPLACEMENTS = (
     (_Function, "apply", _apply.FAST_APPLY),
+    (_Tensor, "__matmul__", _matmul.tensor_matmul),
     (_reference_engine, "run_backward", _engine.run_backward),
     (_linear_dynamic, "choose_qparams", _choose_qparams.choose_qparams),
     (_Tensor, "__mul__", _operators.mul), (_Tensor, "__rmul__", _operators.mul),

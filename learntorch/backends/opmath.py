@@ -17,18 +17,30 @@ The methods named in ``FLOAT32_METHODS`` are wrapped once, on ``NumpyBackend``
 the in-place writes and the optimizer updates, and the elementwise arithmetic whose
 Python-number operand torch rounds to the tensor's dtype first (``add``: ``256 + 1.004``
 is 256 in bfloat16) stay as they are.
+
+``ml_dtypes`` is slow to import, so learntorch imports it on the first use of bfloat16
+(``_dtypes.py``); this module never imports it: a bfloat16 array exists only once it is
+imported, and ``is_bfloat16`` recognises one by its numpy dtype alone.
 """
 import functools
 
-import ml_dtypes
 import numpy as np
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 _FLOAT32 = np.dtype(np.float32)
 
+
+def is_bfloat16(dtype):
+    """Whether numpy ``dtype`` is ``ml_dtypes.bfloat16``.  numpy's own dtypes are kinds
+    "b", "i", "u", "f"; ml_dtypes' are kind "V" (numpy's kind for user-defined types), so
+    the common case is settled by one one-letter comparison."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
+
 #: the dtype ``NumpyBackend.sum`` adds in, where numpy's own would round every partial sum
-#: (the one core method that is not wrapped: it is on the path every learner reads first)
-SUM_DTYPES = {BFLOAT16: _FLOAT32}
+#: (the one core method that is not wrapped: it is on the path every learner reads first),
+#: keyed by numpy kind: bfloat16 is the engine's only dtype of kind "V" (see ``is_bfloat16``)
+SUM_DTYPES = {"V": _FLOAT32}
+
 
 #: backend methods that compute in float32 when given bfloat16 arrays
 FLOAT32_METHODS = (
@@ -61,7 +73,7 @@ FLOAT32_METHODS = (
 
 
 def _is_bfloat16(x):
-    return x.__class__ is np.ndarray and x.dtype is BFLOAT16
+    return x.__class__ is np.ndarray and is_bfloat16(x.dtype)
 
 
 def _widen(backend, x):
@@ -73,41 +85,46 @@ def _widen(backend, x):
     return x
 
 
-def _round(backend, out):
+def _round(backend, out, bfloat16):
+    # (through the backend's ``cast``, as ``_widen``)
     if out.__class__ is np.ndarray and out.dtype is _FLOAT32:
-        return backend.cast(out, BFLOAT16)
+        return backend.cast(out, bfloat16)
     if isinstance(out, tuple):
-        return tuple(_round(backend, item) for item in out)
+        return tuple(_round(backend, item, bfloat16) for item in out)
     return out
 
 
-def _takes_bfloat16(args):
+def _bfloat16_among(args):
+    """The bfloat16 numpy dtype when an argument (or an array in a list argument) has it."""
     for a in args:
         if a.__class__ is np.ndarray:
-            if a.dtype is BFLOAT16:
-                return True
-        elif isinstance(a, (list, tuple)) and any(map(_is_bfloat16, a)):
-            return True
-    return False
+            if is_bfloat16(a.dtype):
+                return a.dtype
+        elif isinstance(a, (list, tuple)):
+            for item in a:
+                if _is_bfloat16(item):
+                    return item.dtype
+    return None
 
 
 def computes_in_float32(method):
     """``method`` as it is for other dtypes; with a bfloat16 array among its arguments,
     run in float32 and its float32 results rounded to bfloat16 once.
 
-    The common case (a float32 array first) costs one attribute read and one identity
-    test: numpy keeps one dtype object per dtype, so ``x.dtype is BFLOAT16`` is exact.
-    A first argument that is an array decides -- the ops cast the floating operands of a
-    backend call to one dtype before calling it; otherwise (``einsum``'s equation,
+    The common case (a float32 array first) costs two attribute reads and the comparison
+    of one letter, the dtype's kind (``is_bfloat16``).  A first argument that is an array
+    decides -- the ops cast the floating operands of a backend call to one dtype before
+    calling it; otherwise (``einsum``'s equation,
     ``norm_of_arrays``'s list) every argument is looked at."""
     @functools.wraps(method)
     def opmath(self, first, *args, **kwargs):
-        if first.__class__ is np.ndarray and first.dtype is not BFLOAT16:
+        if first.__class__ is np.ndarray and first.dtype.kind != "V":  # not bfloat16
             return method(self, first, *args, **kwargs)
-        if not _takes_bfloat16((first,) + args):
+        bfloat16 = _bfloat16_among((first,) + args)
+        if bfloat16 is None:
             return method(self, first, *args, **kwargs)
         return _round(self, method(self, _widen(self, first),
-                                   *[_widen(self, a) for a in args], **kwargs))
+                                   *[_widen(self, a) for a in args], **kwargs), bfloat16)
     return opmath
 
 

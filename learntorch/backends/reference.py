@@ -155,7 +155,7 @@ class NumpyBackend(*FAMILIES):
     def sum(self, x, dims, keepdim):
         """numpy's sum, except that a bfloat16 sum adds in float32 and returns the float32
         sum (``opmath.py``): its callers round it once to their result's dtype."""
-        return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=SUM_DTYPES.get(x.dtype)))
+        return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=SUM_DTYPES.get(x.dtype.kind)))
 
     def broadcast_to(self, x, shape):
         """``x`` repeated along its size-1 dims to ``shape``: a read-only view, no copy."""

@@ -19,6 +19,7 @@ what Python does between the ops).  ``learntorch.compiler`` holds torch's
 """
 from .compile import CompiledFunction, OptimizedModule, compile, is_compiling, reset
 from .errors import Unsupported
+from . import config, explain  # noqa: F401  (torch.compiler.config; explain: _dynamo.explain's)
 
 
 def list_backends(exclude_tags=None):

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 import learntorch
 from learntorch import backends, tiers
 from learntorch._fast.apply import ARRAYS_ONLY, FAST_FORWARD
-from learntorch.ops import activations, arithmetic, shape, unary
+from learntorch.ops import activations, arithmetic, linalg, shape, unary
 
 from oracle import broadcastable_pair
 
@@ -30,6 +30,10 @@ PROGRAMS = {
     activations.Tanh: [lambda x, y: x.tanh()],
     activations.Sigmoid: [lambda x, y: x.sigmoid()],
     activations.Relu: [lambda x, y: x.relu()],
+    linalg.Mm: [lambda x, y: x.reshape(-1, 1) @ y.reshape(1, -1),
+                lambda x, y: x.reshape(1, -1) @ x.reshape(-1, 1),
+                lambda x, y: learntorch.mm(y.reshape(-1, 1), x.reshape(1, -1)),
+                lambda x, y: x.reshape(-1, 1).mT @ x.reshape(-1, 1).expand(-1, 3)],
     shape.ToDtype: [lambda x, y: x.to(learntorch.float16), lambda x, y: x.bfloat16(),
                     lambda x, y: x.to(learntorch.float32 if x.dtype == learntorch.float64
                                       else learntorch.float64)],
@@ -79,3 +83,32 @@ def test_fast_apply_records_what_the_reference_records(cls, data, dtype):
     assert np.array_equal(fast[0], reference[0], equal_nan=True)
     assert np.array_equal(fast[2], reference[2], equal_nan=True)
     assert fast[1][0] in {c.node_name for c in PROGRAMS} and fast[1] == reference[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_fast_matrix_product_is_np_matmul_bit_for_bit_in_every_float_dtype(dtype, backend):
+    """The fast Mm forward calls np.matmul itself for numpy's floats; bfloat16 (computed in
+    float32 and rounded once, by opmath) still goes through the backend."""
+    rng = np.random.default_rng(5)
+    a = learntorch.from_numpy(rng.standard_normal((7, 33))).to(getattr(learntorch, dtype))
+    b = learntorch.from_numpy(rng.standard_normal((33, 5))).to(getattr(learntorch, dtype))
+    results = {}
+    for tier in ("fast", "reference"):
+        with tiers.use(tier), backends.use(backend):
+            results[tier] = (a @ b).to(learntorch.float64).numpy()
+    assert np.array_equal(results["fast"], results["reference"])
+    if dtype != "bfloat16":
+        assert np.array_equal(results["fast"], np.matmul(a.numpy(), b.numpy()))
+
+
+def test_the_fast_unrecorded_product_still_meets_autocast_and_the_profiler():
+    """``a @ b`` of matrices no gradient needs skips Function.apply in the fast tier only
+    while nothing wraps it: autocast still casts, the profiler still sees the op."""
+    a, b = learntorch.randn(4, 5), learntorch.randn(5, 3)
+    with tiers.use("fast"):
+        with learntorch.autocast("cpu"):
+            assert (a @ b).dtype is learntorch.bfloat16
+        with learntorch.profiler.profile() as prof:
+            a @ b
+    assert "Mm" in prof.key_averages().table()

@@ -153,7 +153,7 @@ def linear_backward(ctx, grad):
         gb = grad
         if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \
                 and grad.__class__ is np.ndarray:
-            wide = SUM_DTYPES.get(grad.dtype)  # what the engine's sum over dim 0 computes
+            wide = SUM_DTYPES.get(grad.dtype.kind)  # what the engine's sum over dim 0 computes
             gb = grad.sum(axis=0) if wide is None else \
                 grad.sum(axis=0, dtype=wide).astype(grad.dtype)
     return gx, gw, gb

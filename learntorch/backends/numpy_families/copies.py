@@ -7,7 +7,7 @@ A view (same memory, new shape/strides) is not here: views are array bookkeeping
 """
 import numpy as np
 
-from ..opmath import BFLOAT16
+from ..opmath import is_bfloat16
 from ..strided import strided_array
 
 
@@ -32,7 +32,7 @@ class Copies:
         truncate towards zero, out-of-range integers wrap).  A bfloat16 array goes to an
         integer or bool dtype through float32, as torch's conversion does (``ml_dtypes``'s
         own cast to uint8 saturates where C's wraps: -7.5 becomes 249 in torch)."""
-        if a.dtype is BFLOAT16 and np.dtype(dtype).kind in "iub":
+        if is_bfloat16(a.dtype) and np.dtype(dtype).kind in "iub":
             a = a.astype(np.float32)
         out = a.astype(dtype)
         # (autocast casts every weight of every step: the common case costs no call more)
