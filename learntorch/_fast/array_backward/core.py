@@ -3,7 +3,7 @@ import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
-from ...backends.opmath import BFLOAT16, SUM_DTYPES
+from ...backends.opmath import SUM_DTYPES, is_bfloat16
 from ...nn._functional import linear as _linear
 from ...ops import activations, arithmetic, shape, softmax, unary
 from ..arithmetic import NOTHING_SAVED, float_constant
@@ -126,7 +126,7 @@ def _bfloat16_input_and_weight_grads(g2, weight, x2):
     g32 = backend.cast(g2, wide)
     gx = backend.matmul(g32, backend.cast(weight, wide))
     gw = backend.matmul(g32.T, backend.cast(x2, wide))
-    return backend.cast(gx, BFLOAT16), backend.cast(gw, BFLOAT16)
+    return backend.cast(gx, g2.dtype), backend.cast(gw, g2.dtype)
 
 
 @_register(_linear.Linear)
@@ -141,7 +141,7 @@ def linear_backward(ctx, grad):
     mm = backends.current.matmul
     g2 = _linear._matrix(grad)
     gx = gw = gb = None
-    if need_x and need_w and g2.__class__ is np.ndarray and g2.dtype is BFLOAT16:
+    if need_x and need_w and g2.__class__ is np.ndarray and is_bfloat16(g2.dtype):
         gx, gw = _bfloat16_input_and_weight_grads(g2, weight._data, _linear._matrix(x._data))
         gx = gx.reshape(ctx.x_shape)
     else:

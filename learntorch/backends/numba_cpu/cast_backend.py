@@ -14,7 +14,7 @@ does) of at least ``min_sizes["to_bfloat16"]`` / ``["from_bfloat16"]`` elements
 """
 import numpy as np
 
-from ..opmath import BFLOAT16
+from ..opmath import is_bfloat16
 from .loader import kernels, kernels_allowed
 
 _FLOAT32 = np.dtype(np.float32)
@@ -28,14 +28,15 @@ _FROM_BFLOAT16 = ("from_bfloat16", "bfloat16_to_float32", _BITS16, _FLOAT32)
 
 def _kernel_for(a, dtype):
     """(min_sizes key, kernel, source bits, output dtype) of the conversion of array ``a``
-    to numpy ``dtype``, or None.  (Identity tests: numpy keeps one object per built-in
-    dtype and ``ml_dtypes`` one for bfloat16, and hashing a dtype would cost more.)"""
+    to numpy ``dtype``, or None.  (Identity tests for float32: numpy keeps one object per
+    built-in dtype, and hashing a dtype would cost more; bfloat16 is told by its kind, so
+    that ml_dtypes is not imported to ask.)"""
     if a.__class__ is not np.ndarray:
         return None
     source = a.dtype
-    if source is _FLOAT32 and dtype is BFLOAT16:
+    if source is _FLOAT32 and is_bfloat16(dtype):
         return _TO_BFLOAT16
-    if source is BFLOAT16 and dtype is _FLOAT32:
+    if dtype is _FLOAT32 and is_bfloat16(source):
         return _FROM_BFLOAT16
     return None
 
