@@ -34,11 +34,13 @@ import time
 
 import numpy as np
 
+from learntorch import bfloat16
 from learntorch.backends.numba_cpu import NumbaBackend, loader, tuning
-from learntorch.backends.opmath import BFLOAT16
 from learntorch.backends.reference import NumpyBackend
 
 from .machine import describe
+
+BFLOAT16 = bfloat16.np  # (the numpy type: imports ml_dtypes, which the cast cases measure)
 
 SIZES = (10**2, 10**3, 10**4, 10**5, 10**6, 10**7)
 #: a finer grid where the crossover falls among the sizes of a small model's layers (a

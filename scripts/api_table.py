@@ -157,6 +157,8 @@ LEARNTORCH_ONLY = {
                                     "code (torch's is torch._inductor.lowering)",
     "learntorch.compiler.program": "the file writing the Python that calls ops and kernels, and "
                                    "autograd through kernels",
+    "learntorch.compiler.threads": "the file deciding whether a generated kernel runs on "
+                                   "every thread (Inductor decides that inside its C++ code)",
     "learntorch.fx.op_kinds": "the kind of each engine op (elementwise, reduction, matmul, conv, "
                               "...), read by the ONNX exporter and by a compiler",
     "learntorch.fx.graph": "the module defining Graph, Node and TensorMeta (torch.fx.graph "

@@ -10,14 +10,16 @@ import subprocess
 import sys
 import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from learntorch.backends.numba_cpu import NumbaBackend
-from learntorch.backends.opmath import BFLOAT16
 from learntorch.backends.reference import NumpyBackend
 
 from test_backend_kernels import kernel_calls
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 REFERENCE = NumpyBackend()
 DEFAULT = NumbaBackend()
