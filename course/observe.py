@@ -106,11 +106,23 @@ def _global(function, name):
     return builtins.get(name, _MISSING)
 
 
+def static_attribute(value, name):
+    """``value.name`` without running a property or a class's ``__getattr__``
+    (``inspect.getattr_static``) -- except a module's ``__getattr__``, which makes the
+    attributes a module loads on first use (``learntorch.compile``, ``learntorch.fx``)."""
+    try:
+        return inspect.getattr_static(value, name)
+    except AttributeError:
+        if isinstance(value, types.ModuleType):
+            return getattr(value, name)
+        raise
+
+
 def _attribute(value, name):
     if value is _MISSING:
         return _MISSING
     try:
-        return inspect.getattr_static(value, name)
+        return static_attribute(value, name)
     except AttributeError:
         return _MISSING
 
@@ -156,7 +168,7 @@ def resolve(dotted, namespace):
         raise NameError(f"{dotted!r}: {head!r} is not defined where the learner's code runs")
     value = namespace[head]
     for part in rest:
-        value = inspect.getattr_static(value, part)
+        value = static_attribute(value, part)
     return value
 
 
@@ -224,7 +236,7 @@ def spying(places, namespace):
         for dotted in places:
             owner_name, attribute = dotted.rsplit(".", 1)
             owner = resolve(owner_name, namespace)
-            original = inspect.getattr_static(owner, attribute)
+            original = static_attribute(owner, attribute)
             had_own = attribute in vars(owner)
             replaced.append((owner, attribute, original, had_own))
             setattr(owner, attribute, _recording(original, dotted, calls))

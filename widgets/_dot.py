@@ -373,8 +373,18 @@ def _summary_text(a, dtype):
         return f"{dtype}, empty"
     f = a.astype(np.float64)
     # 3 significant digits: a summary says how big, and stays narrow
-    return (f"{dtype}\nmin {_number(f.min(), 3)}\nmean {_number(f.mean(), 3)}\n"
+    return (f"{dtype}\nmin {_number(f.min(), 3)}\nmean {_mean_text(f)}\n"
             f"max {_number(f.max(), 3)}")
+
+
+def _mean_text(f):
+    """The mean to 3 digits, or "≈ 0" when it is zero but for rounding: a million times
+    smaller than the largest magnitude (a softmax gradient's mean, -6.61e-11 in one run and
+    +2e-12 in the next, as the summation order changes, says nothing at 3 digits)."""
+    mean, scale = f.mean(), max(abs(f.min()), abs(f.max()))
+    if mean != 0 and abs(mean) <= 1e-6 * scale:
+        return "≈ 0"
+    return _number(mean, 3)
 
 
 def shape_text(shape):

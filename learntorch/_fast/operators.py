@@ -19,6 +19,7 @@ edges, metadata, saved tensors and their versions, constants, same values bit fo
 from numpy import ndarray
 
 from .. import _dtypes, backends
+from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import BackwardNode, Function, _sequence
@@ -46,13 +47,14 @@ def _plain(a, b):
         return None
     dtype = a._dtype
     x = a._data
-    if dtype not in _WIDE_FLOATS or x.__class__ is not ndarray:
-        return None  # (float16 and bfloat16: torch's opmath rules, in the reference)
+    if dtype not in _WIDE_FLOATS or x.__class__ is not ndarray or a._device is not CPU:
+        return None  # (float16 and bfloat16: torch's opmath rules; other devices: their
+        # backend and the device check, in the reference)
     shape = x.shape
     if b.__class__ is float:
         recorded = a._requires_grad
     elif isinstance(b, Tensor) and b._dtype is dtype and b._data.__class__ is ndarray \
-            and b._data.shape == shape:
+            and b._data.shape == shape and b._device is CPU:
         recorded = a._requires_grad or b._requires_grad
     else:
         return None

@@ -34,8 +34,8 @@ def _kernel_for(a, dtype):
     if a.__class__ is not np.ndarray:
         return None
     source = a.dtype
-    if source is _FLOAT32 and is_bfloat16(dtype):
-        return _TO_BFLOAT16
+    if source is _FLOAT32 and isinstance(dtype, np.dtype) and is_bfloat16(dtype):
+        return _TO_BFLOAT16  # (a caller may pass a scalar type, np.float64: never bfloat16)
     if dtype is _FLOAT32 and is_bfloat16(source):
         return _FROM_BFLOAT16
     return None

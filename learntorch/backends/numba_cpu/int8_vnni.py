@@ -22,10 +22,11 @@ when set); callers must not compile ``dot4_tile`` otherwise (LLVM would stop the
 with "Cannot select").  Numba's cache keys compiled code by CPU and features, so a cached
 kernel never travels to a CPU without the instruction.
 """
-from llvmlite import ir
 from numba import types
-from numba.core import cgutils
+from numba.core import cgutils, codegen
 from numba.extending import intrinsic
+
+ir = cgutils.ir  # llvmlite's IR builder, reached through Numba, whose code generator it is
 
 #: output columns per tile: one 512-bit register of int32 sums
 TILE_COLUMNS = 16
@@ -39,12 +40,12 @@ _SUMS = ir.VectorType(_I32, TILE_COLUMNS)  # <16 x i32>, the instruction's opera
 def vnni_available():
     """True when Numba compiles for a CPU with AVX-512 VNNI (x86 only)."""
     from numba.core import config
-    import llvmlite.binding as llvm
     if config.CPU_FEATURES is not None:
         return "+avx512vnni" in config.CPU_FEATURES.split(",")
     if config.CPU_NAME not in (None, "host"):
         return False  # a named CPU (a portable cache): do not assume the instruction
-    return bool(llvm.get_host_cpu_features().get("avx512vnni", False))
+    # (the host's features as Numba compiles for them: NUMBA_ENABLE_AVX=0 turns them off)
+    return "+avx512vnni" in codegen.get_host_cpu_features().split(",")
 
 
 def _vpdpbusd(builder, acc, a, w):
