@@ -24,6 +24,7 @@ profiler, a capture) and the backend's matmul is numpy's.  Anything else goes to
 import numpy as np
 
 from .. import backends
+from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -68,6 +69,7 @@ def tensor_matmul(a, b):
         if (x.__class__ is np.ndarray and y.__class__ is np.ndarray
                 and x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0]
                 and a._dtype is b._dtype and x.dtype.kind == "f"
+                and a._device is CPU and b._device is CPU  # (others: the device check)
                 and Function.__dict__["apply"].__func__ is apply
                 and backends.current.__class__ in KNOWN_BACKENDS
                 and backends.current.__class__.matmul is _NUMPY_MATMUL):
