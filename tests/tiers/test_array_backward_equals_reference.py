@@ -155,9 +155,10 @@ def test_linear_array_backward_sums_a_bfloat16_bias_gradient_as_the_reference(ro
 @settings(max_examples=40, deadline=None)
 @given(data=st.data(), backend=st.sampled_from(["numpy", "numba-kernels"]))
 def test_linear_array_backward_of_bfloat16_is_the_reference_bit_for_bit(data, backend):
-    """Autocast's linear layers: a bfloat16 gradient is widened once for both products
-    (``_bfloat16_input_and_weight_grads``) where the reference's two bfloat16 matmuls
-    widen it twice -- the same values, with the numpy casts and with the Numba kernels."""
+    """Autocast's linear layers: the array backward's two bfloat16 products are the
+    reference's two bfloat16 matmuls bit for bit, with the numpy backend (widen, float32
+    product, round) and with the Numba one (``bfloat16_layers.matmul``: one kernel each,
+    transposed and strided operands read in place)."""
     from learntorch.backends.numba_cpu import NumbaBackend
     chosen = "numpy" if backend == "numpy" else NumbaBackend(min_size=0)
     bf16 = learntorch.bfloat16.np

@@ -3,7 +3,7 @@ import numpy as np
 
 from ... import backends
 from ..._tensor import Tensor
-from ...backends.opmath import SUM_DTYPES, is_bfloat16
+from ...backends.opmath import SUM_DTYPES
 from ...nn._functional import linear as _linear
 from ...ops import activations, arithmetic, shape, softmax, unary
 from ..arithmetic import NOTHING_SAVED, float_constant
@@ -116,39 +116,21 @@ def log_softmax_backward(ctx, grad):
     return backends.current.log_softmax_backward(y._data, grad, ctx.dim), None
 
 
-def _bfloat16_input_and_weight_grads(g2, weight, x2):
-    """``matmul(g2, weight)`` and ``matmul(g2.T, x2)`` of bfloat16 arrays, as the backend's
-    bfloat16 ``matmul`` computes each (``opmath.py``: both operands widened to float32, one
-    float32 product, rounded once) -- with ``g2``, an operand of both, widened once.
-    (Widening is exact, so the widened transpose is the transpose of the widened array.)"""
-    backend = backends.current
-    wide = np.dtype(np.float32)
-    g32 = backend.cast(g2, wide)
-    gx = backend.matmul(g32, backend.cast(weight, wide))
-    gw = backend.matmul(g32.T, backend.cast(x2, wide))
-    return backend.cast(gx, g2.dtype), backend.cast(gw, g2.dtype)
-
-
 @_register(_linear.Linear)
 def linear_backward(ctx, grad):
     """Replaces ``Linear.backward``: grad @ W, grad^T @ x (rows merged), and the bias's
     gradient summed over the rows in one numpy call, as the engine's sum would (a bfloat16
     gradient adds in float32 and is rounded once, as ``backend.sum``'s callers do: numpy's
-    own bfloat16 sum would round every partial sum).  A bfloat16 grad (autocast's linear
-    layers) is widened once for both products."""
+    own bfloat16 sum would round every partial sum)."""
     x, weight = ctx.saved_tensors  # (each saved only when the other's gradient is needed)
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     mm = backends.current.matmul
     g2 = _linear._matrix(grad)
     gx = gw = gb = None
-    if need_x and need_w and g2.__class__ is np.ndarray and is_bfloat16(g2.dtype):
-        gx, gw = _bfloat16_input_and_weight_grads(g2, weight._data, _linear._matrix(x._data))
-        gx = gx.reshape(ctx.x_shape)
-    else:
-        if need_x:
-            gx = mm(g2, weight._data).reshape(ctx.x_shape)
-        if need_w:
-            gw = mm(g2.T, _linear._matrix(x._data))
+    if need_x:
+        gx = mm(g2, weight._data).reshape(ctx.x_shape)
+    if need_w:
+        gw = mm(g2.T, _linear._matrix(x._data))
     if need_b:
         gb = grad
         if ctx.bias_shape == (ctx.weight_shape[0],) and grad.ndim == 2 \

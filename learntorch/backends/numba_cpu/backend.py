@@ -40,6 +40,7 @@ import numpy as np
 
 from ..reference import NumpyBackend
 from . import tuning
+from .bfloat16_backend import NumbaBfloat16
 from .cast_backend import NumbaCasts
 from .conv_backend import NumbaConv
 from .loader import kernels, kernels_allowed, use_threads
@@ -68,7 +69,7 @@ def _compact(a):
 #: Numba overrides of the larger families (conv, pooling, losses, optimizers, ...): one
 #: mixin class per file in this package, listed here; each calls ``super()`` for what
 #: its kernels do not serve, so the numpy reference answers the rest
-FAMILIES = (NumbaCasts, NumbaConv, NumbaPooling, NumbaLosses, NumbaOptimizers, NumbaQuantized)
+FAMILIES = (NumbaCasts, NumbaBfloat16, NumbaConv, NumbaPooling, NumbaLosses, NumbaOptimizers, NumbaQuantized)
 
 
 class NumbaBackend(*FAMILIES, NumpyBackend):

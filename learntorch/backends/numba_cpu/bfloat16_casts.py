@@ -42,17 +42,29 @@ _SIXTEEN = np.uint32(16)
 _ONE = np.uint32(1)
 
 
+@njit(cache=True, inline="always")
+def round_to_bfloat16(b):
+    """The bfloat16 bit pattern (in a uint32) of the float32 whose bits are ``b``: rounded to
+    nearest, ties to even; NaN -> quiet NaN of the same sign.  (Shared with the bfloat16
+    matrix product, ``bfloat16_matmul.py``, which rounds its float32 sums the same way.)"""
+    if b & _ABS > _INF:  # NaN: exponent all ones and a nonzero mantissa
+        return ((b >> _SIXTEEN) & _SIGN16) | _QUIET_NAN16
+    return (b + _HALF_MINUS_ONE + ((b >> _SIXTEEN) & _ONE)) >> _SIXTEEN
+
+
+@njit(cache=True, inline="always")
+def widen_bits(half):
+    """The float32 bit pattern (a uint32) of the bfloat16 whose bits are ``half``: exact."""
+    return np.uint32(half) << _SIXTEEN
+
+
 @njit(**_KERNEL)
 def float32_to_bfloat16(x, out):
     """``x``: float32; ``out``: bfloat16 bit patterns (uint16) of ``x`` rounded to nearest,
     ties to even; NaN -> quiet NaN of the same sign."""
     bits, rounded = x.reshape(x.size).view(np.uint32), out.reshape(out.size)
     for i in range(bits.size):
-        b = bits[i]
-        if b & _ABS > _INF:  # NaN: exponent all ones and a nonzero mantissa
-            rounded[i] = ((b >> _SIXTEEN) & _SIGN16) | _QUIET_NAN16
-        else:
-            rounded[i] = (b + _HALF_MINUS_ONE + ((b >> _SIXTEEN) & _ONE)) >> _SIXTEEN
+        rounded[i] = round_to_bfloat16(bits[i])
 
 
 @njit(**_KERNEL)
@@ -61,4 +73,4 @@ def bfloat16_to_float32(bits, out):
     exact, NaN payloads included."""
     halves, wide = bits.reshape(bits.size), out.reshape(out.size).view(np.uint32)
     for i in range(halves.size):
-        wide[i] = np.uint32(halves[i]) << _SIXTEEN
+        wide[i] = widen_bits(halves[i])

@@ -53,6 +53,9 @@ class Linear(Function):
         return gx, gw, (grad if need_b else None)
 
 
+_PLAIN = (Parameter, Tensor)  # no subclass: a subclass may override what the checks read
+
+
 def _matrix(a):
     """``a`` of shape (..., k) as a (rows, k) matrix: the leading dims merged (a view if it can)."""
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
@@ -62,8 +65,9 @@ def linear(input, weight, bias=None):
     """y = input @ weight.T + bias, for input (..., in), weight (out, in), bias (out,)."""
     # the common case first, in a few attribute reads (what the checks below would establish):
     # tensors of one floating dtype on one device, a matrix weight, a (out,) bias, sizes that fit
-    if (input.__class__ is Tensor and weight.__class__ is Parameter
-            and (bias is None or bias.__class__ is Parameter)):
+    # (a parameter, or a plain tensor: autocast's bfloat16 copy of one)
+    if (input.__class__ is Tensor and weight.__class__ in _PLAIN
+            and (bias is None or bias.__class__ in _PLAIN)):
         w = weight._data
         x = input._data
         if (w.ndim == 2 and x.ndim >= 1 and x.shape[-1] == w.shape[1]
