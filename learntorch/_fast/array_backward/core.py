@@ -58,7 +58,9 @@ def _times(g, x):
 def mul_backward(ctx, grad):
     """Replaces ``Mul.backward``: grad * b, grad * a."""
     saved = ctx._saved
-    if saved.__class__ is tuple and grad.__class__ is np.ndarray and ctx._saved_outputs is None:
+    if saved is NOTHING_SAVED:  # x * 2.0: the number is a constant, nothing to check
+        a, b = ctx.constants
+    elif saved.__class__ is tuple and grad.__class__ is np.ndarray and ctx._saved_outputs is None:
         # both operands saved (both need a gradient: y * w), unchanged since, arrays of the
         # gradient's dtype: what _load and _times do, without their calls
         ta, tb = saved
@@ -70,7 +72,9 @@ def mul_backward(ctx, grad):
                     x.dtype is grad.dtype and y.dtype is grad.dtype:
                 mul = backends.current.mul
                 return mul(grad, y), mul(grad, x)
-    a, b = _load(ctx)
+        a, b = _load(ctx)
+    else:
+        a, b = _load(ctx)
     needs = ctx.needs_input_grad
     return (_times(grad, b) if needs[0] else None,
             _times(grad, a) if needs[1] else None)
