@@ -9,6 +9,7 @@ replaces and proven equal to it by ``tests/tiers/``:
   and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py`` and
   ``matmul.py``);
 * ``operators.py`` -- ``Tensor``'s ``*`` and ``+`` in one call when recorded on plain operands;
+* ``leaf_edges.py`` -- a leaf's ``(AccumulateGrad, 0)`` edge made once, not at every use;
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;

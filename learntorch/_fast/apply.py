@@ -33,6 +33,7 @@ from ..autograd.function import BackwardNode, _bind_arguments, _returned_input, 
 from ..backends.numba_cpu import NumbaBackend
 from ..backends.reference import NumpyBackend
 from .float_errors import ignore_float_errors, restore_float_errors
+from .leaf_edges import leaf_edge
 
 KNOWN_BACKENDS = (NumpyBackend, NumbaBackend)
 
@@ -149,7 +150,7 @@ def _recorded_node(cls, args):
         ctx = _new_node(BackwardNode)
         ctx._function = cls
         ctx._saved = ctx.constants = None
-        ctx._edges = ((fn, a._output_nr) if fn is not None else a._edge(),)
+        ctx._edges = ((fn, a._output_nr) if fn is not None else leaf_edge(a),)
         ctx._number_positions = ()
         ctx.needs_input_grad = (True,)
         if fn is not None and len(fn._output_meta) == 1:
@@ -170,7 +171,7 @@ def _recorded_node(cls, args):
         if isinstance(a, Tensor):
             if a._requires_grad:
                 fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None else a._edge())
+                edges.append((fn, a._output_nr) if fn is not None else leaf_edge(a))
                 needs.append(True)
                 meta.append(_input_meta(a, fn))
                 continue
@@ -208,13 +209,13 @@ def _recorded_binary(cls, a, b):
     ctx._saved = ctx.constants = None
     if a_grad:
         fn = a._grad_fn
-        edge_a = (fn, a._output_nr) if fn is not None else a._edge()
+        edge_a = (fn, a._output_nr) if fn is not None else leaf_edge(a)
         meta_a = _input_meta(a, fn)
     else:
         edge_a, meta_a = _NO_EDGE, None
     if b_grad:
         fn = b._grad_fn
-        edge_b = (fn, b._output_nr) if fn is not None else b._edge()
+        edge_b = (fn, b._output_nr) if fn is not None else leaf_edge(b)
         meta_b = _input_meta(b, fn)
     else:
         edge_b, meta_b = _NO_EDGE, None

@@ -27,6 +27,7 @@ from ..ops import arithmetic as reference
 from .apply import _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, shared_tuple, single_meta
 from .arithmetic import NOTHING_SAVED, _NO_VERSIONS, float_constant
 from .float_errors import ignore_float_errors, restore_float_errors
+from .leaf_edges import leaf_edge
 
 _new = object.__new__
 _state = grad_mode._state
@@ -103,7 +104,7 @@ def _recorded(function, a, b, metadata, array):
     ctx._saved = None
     if a._requires_grad:  # (a._edge(), without the call for a non-leaf)
         fn = a._grad_fn
-        edge_a = (fn, a._output_nr) if fn is not None else a._edge()
+        edge_a = (fn, a._output_nr) if fn is not None else leaf_edge(a)
     else:
         edge_a = _NO_EDGE
     if b.__class__ is float:
@@ -115,7 +116,7 @@ def _recorded(function, a, b, metadata, array):
         ctx._number_positions = ()
         if b._requires_grad:
             fn = b._grad_fn
-            ctx._edges = (edge_a, (fn, b._output_nr) if fn is not None else b._edge())
+            ctx._edges = (edge_a, (fn, b._output_nr) if fn is not None else leaf_edge(b))
             if edge_a is _NO_EDGE:
                 ctx.needs_input_grad, ctx._input_meta = _SECOND, metadata[3]
             else:

@@ -53,7 +53,8 @@ PROGRAMS = {
     arithmetic.Sub: lambda d, t: (lambda x, y: x - y)(*_two(d, t)),
     arithmetic.Rsub: lambda d, t: _number(d) - _one(d, t),
     arithmetic.Mul: lambda d, t: d(st.sampled_from([
-        lambda x, y: x * y, lambda x, y: x * 2.5, lambda x, y: x * y.detach()]))(*_two(d, t)),
+        lambda x, y: x * y, lambda x, y: x * 2.5, lambda x, y: x * y.detach(),
+        lambda x, y: x * y.double()]))(*_two(d, t)),  # (float32 * float64: operands widened)
     unary.Neg: lambda d, t: -_one(d, t),
     unary.Exp: lambda d, t: _one(d, t).exp(),
     activations.Tanh: lambda d, t: _one(d, t).tanh(),

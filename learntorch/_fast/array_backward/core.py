@@ -57,7 +57,24 @@ def _times(g, x):
 @_register(arithmetic.Mul)
 def mul_backward(ctx, grad):
     """Replaces ``Mul.backward``: grad * b, grad * a."""
-    a, b = _load(ctx)
+    saved = ctx._saved
+    if saved is NOTHING_SAVED:  # x * 2.0: the number is a constant, nothing to check
+        a, b = ctx.constants
+    elif saved.__class__ is tuple and grad.__class__ is np.ndarray and ctx._saved_outputs is None:
+        # both operands saved (both need a gradient: y * w), unchanged since, arrays of the
+        # gradient's dtype: what _load and _times do, without their calls
+        ta, tb = saved
+        if ta is not None and tb is not None:
+            va, vb = ctx._saved_versions
+            x, y = ta._data, tb._data
+            if ta._version_counter[0] == va and tb._version_counter[0] == vb and \
+                    x.__class__ is np.ndarray and y.__class__ is np.ndarray and \
+                    x.dtype is grad.dtype and y.dtype is grad.dtype:
+                mul = backends.current.mul
+                return mul(grad, y), mul(grad, x)
+        a, b = _load(ctx)
+    else:
+        a, b = _load(ctx)
     needs = ctx.needs_input_grad
     return (_times(grad, b) if needs[0] else None,
             _times(grad, a) if needs[1] else None)
