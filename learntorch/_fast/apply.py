@@ -28,7 +28,7 @@ import weakref
 
 from .. import backends
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import function as _function, grad_mode
 from ..autograd.function import BackwardNode, _bind_arguments, _returned_input, _sequence
 from ..backends.numba_cpu import NumbaBackend
 from ..backends.reference import NumpyBackend
@@ -36,6 +36,16 @@ from .float_errors import ignore_float_errors, restore_float_errors
 from .leaf_edges import leaf_edge
 
 KNOWN_BACKENDS = (NumpyBackend, NumbaBackend)
+
+
+def shortcuts_allowed():
+    """True when a shortcut that makes an op without ``Function.apply`` (``operators.py``,
+    ``matmul.py``) may run: this apply is in place (no profiler or capture wraps it), no
+    autocast region would cast the op's inputs, and the backend is one this tier knows
+    (a learner's own backend must see every array operation)."""
+    return (_function.Function.__dict__["apply"] is FAST_APPLY
+            and _function._autocast_hook is None
+            and backends.current.__class__ in KNOWN_BACKENDS)
 
 #: Function class -> a forward that computes exactly what the class's forward computes,
 #: faster (filled by ``arithmetic.py`` of this tier)
@@ -71,6 +81,8 @@ def apply(cls, *args, **kwargs):
     """``Function.apply`` (see the module docstring for what differs, and why)."""
     if kwargs:
         args = _bind_arguments(cls, args, kwargs)
+    if _function._autocast_hook is not None:
+        args = _function._autocast_hook(cls, args)
     enabled = _state.enabled
     ctx = _recorded_node(cls, args) if enabled else None
     if ctx is None:

@@ -9,8 +9,9 @@ same node, the same output tensor and the same values are made by hand, in one P
 call instead of about twenty (a one-element op is nothing but that bookkeeping:
 ``benchmarks/bench_autograd.py``'s chains).  An op the tape does not record (no_grad, or
 no operand requires grad) gets its plain output tensor the same way.  Everything else --
-other dtypes or shapes (broadcasting), alpha, a learner's backend, and ``Function.apply``
-wrapped by the profiler, autocast or ``fx`` capture -- goes to the reference function.
+other dtypes or shapes (broadcasting), alpha, a learner's backend, an autocast region, and
+``Function.apply`` wrapped by the profiler or ``fx`` capture -- goes to the reference
+function (``apply.shortcuts_allowed``).
 
 Proven equal by ``tests/tiers/test_fast_operators_equal_reference.py`` and the
 differential tests of ``tests/tiers/test_fast_apply_equals_reference.py``: same node name,
@@ -22,16 +23,15 @@ from .. import _dtypes, backends
 from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.function import BackwardNode, Function, _sequence
+from ..autograd.function import BackwardNode, _sequence
 from ..ops import arithmetic as reference
-from .apply import _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, shared_tuple, single_meta
+from .apply import _NO_EDGE, shared_tuple, shortcuts_allowed, single_meta
 from .arithmetic import NOTHING_SAVED, _NO_VERSIONS, float_constant
 from .float_errors import ignore_float_errors, restore_float_errors
 from .leaf_edges import leaf_edge
 
 _new = object.__new__
 _state = grad_mode._state
-_function_attributes = Function.__dict__  # a live view: sees wrap_apply's changes
 _BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)
 _NUMBER_SECOND = (1,)
 _ONE = 1  # Add's constants: its alpha
@@ -42,9 +42,7 @@ _WIDE_FLOATS = frozenset({_dtypes.float32, _dtypes.float64})
 def _plain(a, b):
     """For ``a op b`` on operands this file handles: the node's metadata (see ``_metadata``)
     when the op is recorded, ``UNRECORDED`` when it is not; else None (the reference runs)."""
-    # (while the fast tier's apply is in place, no profiler, autocast or capture wraps it)
-    if _function_attributes["apply"] is not FAST_APPLY or \
-            backends.current.__class__ not in KNOWN_BACKENDS:
+    if not shortcuts_allowed():  # (a profiler, a capture, autocast, a learner's backend)
         return None
     dtype = a._dtype
     x = a._data

@@ -7,18 +7,19 @@
 
 How it works here: every op is one ``Function`` and every call goes through
 ``Function.apply`` -- the one dispatch point (DESIGN.md §4).  While an autocast region is
-on, ``apply`` is wrapped (``autograd.function.wrap_apply``) by ``_autocast_apply``, which looks
-the Function class up in the active policy table (``_policy.py``) and casts the eligible tensor
-inputs -- floating, on the autocast device, not float64 -- before the op runs.  The casts are
-ordinary ``.to(dtype)`` ops, recorded on the tape, so the backward pass casts each gradient
-back: a float32 weight used in a bfloat16 matmul gets a float32 ``.grad``.
+on, ``apply`` hands each op's inputs to this module's hook (``_cast_for``, installed with
+``autograd.function.set_autocast_hook``), which looks the Function class up in the active
+policy table (``_policy.py``) and casts the eligible tensor inputs -- floating, on the
+autocast device, not float64 -- before the op runs.  The casts are ordinary ``.to(dtype)``
+ops, recorded on the tape, so the backward pass casts each gradient back: a float32 weight
+used in a bfloat16 matmul gets a float32 ``.grad``.
 
-Outside any autocast region ``apply`` is the plain one: autocast costs nothing when off.
+Outside any autocast region the hook is None: autocast costs ``apply`` one comparison.
 
 The state (enabled and dtype per device type, the nesting depth, the weight-cast cache) is
 per thread, as torch's: a region entered in one thread does not cast another thread's ops,
-and a new thread starts with autocast off.  The hook on ``Function.apply`` is process-wide:
-it is on while any thread has a region on, and passes through the ops of the others.
+and a new thread starts with autocast off.  The hook is process-wide: it is on while any
+thread has a region on, and passes through the ops of the others.
 """
 import functools
 import threading
@@ -54,10 +55,9 @@ _State = _ThreadState()  # the calling thread's state
 
 
 class _Shared:
-    """What all threads share: the resolved tables and the hook on ``Function.apply``."""
+    """What all threads share: the resolved tables and how many threads need the hook."""
     tables = {}          # device type -> {Function class: policy}, resolved on first use
     built = {}           # ((device type, dtype), ...) enabled -> its ``active`` table
-    restore = None       # puts the plain Function.apply back
     threads_on = 0       # how many threads have an autocast device enabled
     lock = threading.Lock()
 
@@ -171,40 +171,18 @@ def _step(cls, policy, device_type, dtype):
 
 def _rebuild():
     """Recompute which Function classes this thread's enabled devices cast, and put the hook
-    on ``Function.apply`` while any thread has a device enabled (off again when none has)."""
+    in ``Function.apply`` while any thread has a device enabled (off again when none has)."""
     key = tuple((d, _State.dtype[d]) for d, on in _State.enabled.items() if on)
     active = _Shared.built.get(key)
     if active is None:  # built once per combination of devices and dtypes: regions are cheap
         active = _Shared.built[key] = _active_table(key)
+    if bool(active) is bool(_State.active):  # (the commonest case: a region inside a region)
+        _State.active = active
+        return
     with _Shared.lock:
         _Shared.threads_on += bool(active) - bool(_State.active)
         _State.active = active
-        on = _Shared.threads_on > 0
-        _function.set_autocast_hook(_cast_for if on else None)
-        if on and _Shared.restore is None:
-            _Shared.restore = _function.wrap_apply(_autocast_apply)
-        elif not on and _Shared.restore is not None and _hook_is_outermost():
-            _Shared.restore()
-            _Shared.restore = None
-
-
-def _hook_is_outermost():
-    """True when no other wrapper (the profiler's, a capture's) went on after ours: only
-    then can ours come off without taking theirs with it.  Otherwise it stays, passing every
-    call through (the table is empty)."""
-    return getattr(_function.Function.__dict__["apply"].__func__, "_autocast", False)
-
-
-def _autocast_apply(apply):
-    state = _State  # (a local: one look-up less per op)
-
-    def autocast_apply(cls, *args, **kwargs):
-        cast = state.active.get(cls)
-        if cast is not None:
-            args = cast(args)
-        return apply(cls, *args, **kwargs)
-    autocast_apply._autocast = True
-    return autocast_apply
+        _function.set_autocast_hook(_cast_for if _Shared.threads_on > 0 else None)
 
 
 def _cast_for(cls, args):

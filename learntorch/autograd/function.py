@@ -328,8 +328,10 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward``; when the tape records, its node becomes the outputs' grad_fn."""
-        if kwargs:  # torch binds keyword arguments to forward's parameters: they become inputs
-            args = _bind_arguments(cls, args, kwargs)
+        # torch binds keyword arguments to forward's parameters: they become inputs
+        args = _bind_arguments(cls, args, kwargs) if kwargs else args
+        # in an autocast region, its policy casts the inputs first (learntorch/amp)
+        args = args if _autocast_hook is None else _autocast_hook(cls, args)
         state = grad_mode._state
         recorded = state.enabled and any(_requires_grad(a) for a in args)
         ctx = BackwardNode(cls, args, recorded)  # the one place a node is made
@@ -344,12 +346,15 @@ class Function:
         return outputs
 
 
-_autocast_hook = None  # learntorch.amp's caster while an autocast region is on, else None
+#: learntorch.amp's caster while an autocast region is on, else None: ``apply`` hands it
+#: every op's inputs first (a module global, not a wrapper around ``apply``: entering and
+#: leaving a region then costs two assignments, and no class attribute changes)
+_autocast_hook = None
 
 
 def set_autocast_hook(hook):
     """Install (or, with None, remove) ``hook(cls, args) -> args``: how ``learntorch.amp``
-    casts an op's inputs while an autocast region is on."""
+    casts an op's inputs while an autocast region is on (``Function.apply`` calls it)."""
     global _autocast_hook
     _autocast_hook = hook
 

@@ -8,7 +8,8 @@ only if everything the capture *assumed* still holds.  Each assumption is a guar
   (contiguous or the strides it had) -- a ``view`` recorded a size, an op a dtype;
 * for each input that is not a tensor: its value (``n == 3``);
 * global state: grad mode (a program captured without grad records no graph),
-  the default dtype, and which backend runs the ops;
+  the default dtype, which backend runs the ops, and the autocast region the call is
+  in (a graph captured in one holds its casts; one captured outside holds none);
 * for a module: each parameter and buffer is still the same tensor object (their
   *values* may change -- an optimizer step -- but a replaced tensor is another
   input), and the module attributes its ``forward`` reads (``self.training`` of a
@@ -32,6 +33,7 @@ import numpy as np
 
 from .. import _dtypes, backends
 from .._tensor import Tensor
+from ..amp import autocast_mode as _autocast_mode
 from ..autograd import grad_mode
 
 #: torch's short dtype names, used in its guard messages (``dtype mismatch. expected Float``)
@@ -102,7 +104,8 @@ class Builder:
         self.arg_names = list(arg_names)
         self.guards = []
         self.namespace = {"_grad_state": grad_mode._state, "_get_default_dtype":
-                          _dtypes.get_default_dtype, "_backends": backends, "_MISSING": _MISSING}
+                          _dtypes.get_default_dtype, "_backends": backends, "_MISSING": _MISSING,
+                          "_autocast_state": _autocast_mode._State}
         self._count = 0
 
     def name(self, value, hint="g"):
@@ -179,6 +182,11 @@ class Builder:
         default = self.name(_dtypes.get_default_dtype(), "dtype")
         self.add(f"_get_default_dtype() is {default}",
                  lambda s: "GLOBAL_STATE changed: default_dtype")
+        # an autocast region casts the ops' inputs (its policy table, one object per set of
+        # enabled devices and dtypes): the graph recorded those casts, or recorded none
+        autocast = self.name(_autocast_mode._State.active, "autocast")
+        self.add(f"_autocast_state.active is {autocast}",
+                 lambda s: "GLOBAL_STATE changed: autocast")
         backend = self.name(backends.current.__class__, "backend")
         self.add(f"_backends.current.__class__ is {backend}",
                  lambda s, b=backends.current.__class__: (

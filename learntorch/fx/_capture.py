@@ -450,6 +450,11 @@ def _recording(forward):
         tracer = _active[-1] if _active else None
         if tracer is None or tracer.depth or tracer.paused:
             return forward(fn_cls, *args, **kwargs)
+        if kwargs:
+            args, kwargs = _function._bind_arguments(fn_cls, args, kwargs), {}
+        # in an autocast region, apply casts the inputs first (recorded as ``to`` ops of their
+        # own): cast them here, so that the op is recorded with the inputs it computes on
+        args = _function.autocast_inputs(fn_cls, *args)
         versions = [(a, a._version) for a in args if hasattr(a, "_version_counter")]
         tracer.depth += 1
         try:
@@ -460,8 +465,7 @@ def _recording(forward):
         # statistics) changes state: replaying it again would change it again
         wrote = any(a._version != v and all(a is not o for o in _as_tuple(outputs))
                     for a, v in versions)
-        tracer.record(fn_cls, _function._bind_arguments(fn_cls, args, kwargs) if kwargs
-                      else args, outputs, wrote)
+        tracer.record(fn_cls, args, outputs, wrote)
         return outputs
     return recorded_apply
 

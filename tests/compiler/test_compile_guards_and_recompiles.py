@@ -96,3 +96,21 @@ def test_the_guard_code_is_readable_python_naming_each_input():
     f(learntorch.randn(4, 5))
     assert f.guards.startswith("def check_guards(x)")
     assert "x._data.shape == (4, 5)" in f.guards
+
+
+def test_entering_or_leaving_autocast_recompiles_and_each_graph_keeps_its_dtypes():
+    """A graph captured in an autocast region records the casts its policy made (the
+    linear layer computes in bfloat16); outside the region the same call must compute in
+    float32 again, as eager does: the autocast state is a guard."""
+    layer = learntorch.nn.Linear(4, 3)
+    x = learntorch.randn(2, 4)
+    compiled = learntorch.compile(lambda x: layer(x).relu())
+    with learntorch.autocast("cpu"):
+        inside = compiled(x)
+        assert inside.dtype is learntorch.bfloat16
+        assert learntorch.equal(inside, layer(x).relu())
+    outside = compiled(x)
+    assert outside.dtype is learntorch.float32
+    assert learntorch.equal(outside, layer(x).relu())
+    with learntorch.autocast("cpu"):
+        assert compiled(x).dtype is learntorch.bfloat16
