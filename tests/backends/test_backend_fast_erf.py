@@ -131,7 +131,8 @@ def test_gelu_kernels_match_the_float64_reference(dtype):
         assert out.dtype == dtype
         expected = exact.astype(dtype)
         units = 1 if dtype == np.float32 else 4
-        bound = np.spacing(np.abs(expected)).astype(np.float64) * units + np.abs(x64) * 3e-16 * grad_size
+        tail = np.abs(x64) * 3e-16 * grad_size
+        bound = np.spacing(np.abs(expected)).astype(np.float64) * units + tail
         error = np.abs(out[finite].astype(np.float64) - expected[finite])
         assert np.all(error <= bound[finite]), (name, x[finite][np.argmax(error - bound[finite])])
         np.testing.assert_array_equal(out[~finite], expected[~finite], err_msg=name)
@@ -141,7 +142,7 @@ def test_gelu_kernels_match_the_float64_reference(dtype):
 def test_gelu_kernels_match_torch(dtype):
     torch = pytest.importorskip("torch")
     x = gelu_inputs(dtype)
-    x = x[np.isfinite(x)]  # torch's gelu(+-inf) is NaN, the engine's (like its reference) +inf / NaN
+    x = x[np.isfinite(x)]  # torch's gelu(+-inf) is NaN; the engine's (and its reference's) inf, NaN
     grad = np.linspace(-2, 2, x.size).astype(dtype)
     t = torch.from_numpy(x.copy()).requires_grad_(True)
     y = torch.nn.functional.gelu(t)

@@ -106,7 +106,8 @@ def gelu(x, out):
     Evaluated in float64 (the constants are float64) and rounded once on store,
     like the numpy reference.  erf is ``fast_erf`` (within 1.2 float64 ulp of
     ``math.erf``, see fast_erf.py), not ``math.erf``: a call to the C library's
-    scalar erf would keep the loop from vectorizing, and took 45 times as long as relu.
+    scalar erf keeps the loop from vectorizing (on one thread, 32768 float32 took
+    580 us that way, 115 us with fast_erf, 4 us for relu).
     """
     for i in prange(x.size):
         v = x[i]

@@ -1,13 +1,13 @@
-"""``fast_erf``: the error function from plain arithmetic, so that a Numba loop can run it on SIMD lanes.
+"""``fast_erf``: the error function from plain arithmetic, so a Numba loop can run it on SIMD lanes.
 
 Why not ``math.erf``?
     For the same reason as ``fast_exp`` (read its docstring first): inside a
     Numba loop ``math.erf(v)`` is a call to the C library's scalar ``erf`` for
     every element, and a call stops the compiler from vectorizing the loop.
     The exact GELU, ``x * (1 + erf(x / sqrt 2)) / 2``, spent almost all its time
-    there (190 us for 32768 elements, against 4 us for ReLU).  Written with only
-    ``+ - * /``, comparisons, bit operations and ``fast_exp``, the loop compiles
-    to SIMD instructions.
+    there (580 us for 32768 float32 elements on one thread, against 4 us for
+    ReLU).  Written with only ``+ - * /``, comparisons, bit operations and
+    ``fast_exp``, the loop compiles to SIMD instructions.
 
 What erf is: erf(x) = 2/sqrt(pi) * integral from 0 to x of e**(-t**2) dt, the
 area under a bell curve.  It is odd (erf(-x) = -erf(x)), about 2x/sqrt(pi) near
@@ -58,7 +58,7 @@ Exactly +-0, +-1 and NaN where ``math.erf`` gives them.
 Cost: both ranges are computed for every element and a comparison picks one
 (that is how a vectorized loop does an ``if``): about 60 vector operations for
 8 float64 elements.  In the gelu kernel that is 5 times faster than the loop
-calling the C library's ``erf``.
+calling the C library's ``erf`` (115 us against 580 us, on one thread).
 
 Compiling it into a loop: ``erf_float64`` is ``inline="always"``, so Numba
 pastes its code into the caller before LLVM sees it.  Left as a function call,
