@@ -75,8 +75,9 @@ def _silu(v):
 ''', ("_sigmoid",)),
     "_gelu": (f'''
 def _gelu(v):
-    """Exact gelu, v * Phi(v): the Numba backend's formula (backends/numba_cpu/activations.py)."""
-    return 0.5 * v * (1.0 + math.erf(v * {1.0 / math.sqrt(2.0)!r}))
+    """Exact gelu, v * Phi(v): the Numba backend's formula (backends/numba_cpu/activations.py),
+    with its SIMD-friendly fast_erf, so the two give the same bits."""
+    return 0.5 * v * (1.0 + fast_erf(v * {1.0 / math.sqrt(2.0)!r}))
 ''', ()),
     "_softplus": ('''
 def _softplus(v, beta, threshold):
@@ -107,7 +108,10 @@ def _minimum(a, b):
 ''', ()),
 }
 
-HEADER = "import math\nimport numpy as np\nfrom numba import njit, prange\n"
+# fast_erf: the erf of the Numba backend's gelu kernels (the reference backend, which runs
+# the source without the header, gives that name math.erf: cache.py)
+HEADER = ("import math\nimport numpy as np\nfrom numba import njit, prange\n"
+          "from learntorch.backends.numba_cpu.fast_erf import fast_erf\n")
 CANONICAL_NAME = "kernel"   # the function's name in the source Numba compiles
 
 

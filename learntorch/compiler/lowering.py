@@ -21,7 +21,9 @@ that make the kernel compute *exactly* what the engine computes:
   from the float64-then-round value in about 40% of inputs, by one unit in the last
   place); Numba calls the C library.  So these agree with the engine to about one
   unit in the last place, not bit for bit.  ``gelu`` is the Numba backend's own
-  formula, so it matches the engine's kernel exactly.
+  formula, erf included (``fast_erf``, arithmetic that vectorizes, where the kernel
+  would otherwise call the C library's ``erf`` for each element), so it matches the
+  engine's kernel exactly; ``erf`` alone is ``math.erf``, as the engine's ``erf``.
 
 An op the table does not know (or knows, but not with these arguments: an integer
 tensor, a tensor bound of ``clamp``) is simply not fused: the compiled program calls
@@ -120,7 +122,7 @@ def cast(expr, source, target):
 def in_float64(emit, fn, expr, source, result):
     """``fn`` of ``expr`` computed in float64 and rounded once to ``result`` (see the module
     docstring: transcendentals)."""
-    if fn != "math.erf":  # erf alone: the engine computes it in float64 too
+    if fn != "math.erf":  # erf alone: the engine's erf is math.erf in float64 too
         emit.approximation(fn)
     return cast(f"{fn}({cast(expr, source, np.float64)})", np.float64, result)
 
@@ -247,6 +249,8 @@ def _reciprocal(emit, dtype, a):
 _MATH = {"Exp": "math.exp", "Log": "math.log", "Log2": "math.log2", "Log10": "math.log10",
          "Log1p": "math.log1p", "Expm1": "math.expm1", "Sin": "math.sin", "Cos": "math.cos",
          "Tanh": "math.tanh", "Erf": "math.erf"}
+# Erf is math.erf, not the gelu kernels' fast_erf: the engine's torch.erf calls math.erf
+# (numpy_families/special_functions.py), and this gives its bits.
 
 
 def _math_rule(fn):

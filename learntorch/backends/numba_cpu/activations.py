@@ -5,7 +5,9 @@ separate loops, each reading and writing a whole temporary array.  A fused
 kernel reads each input element once, does all the arithmetic in registers and
 writes each output element once.  For sigmoid, gelu and silu the numpy
 reference is slower still (boolean masks, ``math.erf`` one Python call at a
-time), so these kernels win by a wide margin.
+time), so these kernels win by a wide margin.  Inside the loops, ``exp`` and
+``erf`` are ``fast_exp``/``fast_erf`` where they would otherwise be the only thing
+keeping a loop from running on SIMD lanes (gelu); ``math.exp`` elsewhere.
 
 Contract shared by every kernel in this file:
 
@@ -27,6 +29,9 @@ what size, is decided by measurement in ``backend.py``.
 import math
 
 from numba import njit, prange
+
+from .fast_erf import fast_erf
+from .fast_exp import fast_exp
 
 # error_model="numpy": float division by zero gives inf/nan as in numpy, instead
 # of Python's ZeroDivisionError (which would also stop the loop vectorizing).
@@ -99,20 +104,25 @@ def gelu(x, out):
     """Exact gelu, x * Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2.
 
     Evaluated in float64 (the constants are float64) and rounded once on store,
-    like the numpy reference.
+    like the numpy reference.  erf is ``fast_erf`` (within 1.2 float64 ulp of
+    ``math.erf``, see fast_erf.py), not ``math.erf``: a call to the C library's
+    scalar erf keeps the loop from vectorizing (on one thread, 32768 float32 took
+    580 us that way, 115 us with fast_erf, 4 us for relu).
     """
     for i in prange(x.size):
         v = x[i]
-        out[i] = 0.5 * v * (1.0 + math.erf(v * _INV_SQRT2))
+        out[i] = 0.5 * v * (1.0 + fast_erf(v * _INV_SQRT2))
 
 
 @njit(**_KERNEL)
 def gelu_backward(x, grad, out):
-    """grad * (Phi(x) + x * phi(x)): the product rule on x * Phi(x), phi the normal pdf."""
+    """grad * (Phi(x) + x * phi(x)): the product rule on x * Phi(x), phi the normal pdf.
+
+    In float64 with ``fast_erf`` and ``fast_exp`` (float64 forms), as in ``gelu``."""
     for i in prange(grad.size):
         v = x[i]
-        cdf = 0.5 * (1.0 + math.erf(v * _INV_SQRT2))
-        pdf = math.exp(-0.5 * v * v) * _INV_SQRT_2PI
+        cdf = 0.5 * (1.0 + fast_erf(v * _INV_SQRT2))
+        pdf = fast_exp(-0.5 * v * v) * _INV_SQRT_2PI
         out[i] = grad[i] * (cdf + v * pdf)
 
 
