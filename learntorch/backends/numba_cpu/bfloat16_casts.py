@@ -31,31 +31,9 @@ per call even when it runs on one thread (measured on 64..4096 elements: 3.5 us 
 import numpy as np
 from numba import njit
 
+from . import bfloat16_bits as convert  # (a module: its functions are not kernels of this file)
+
 _KERNEL = dict(cache=True)
-
-_ABS = np.uint32(0x7FFFFFFF)
-_INF = np.uint32(0x7F800000)
-_SIGN16 = np.uint32(0x8000)
-_QUIET_NAN16 = np.uint32(0x7FC0)
-_HALF_MINUS_ONE = np.uint32(0x7FFF)
-_SIXTEEN = np.uint32(16)
-_ONE = np.uint32(1)
-
-
-@njit(cache=True, inline="always")
-def round_to_bfloat16(b):
-    """The bfloat16 bit pattern (in a uint32) of the float32 whose bits are ``b``: rounded to
-    nearest, ties to even; NaN -> quiet NaN of the same sign.  (Shared with the bfloat16
-    matrix product, ``bfloat16_matmul.py``, which rounds its float32 sums the same way.)"""
-    if b & _ABS > _INF:  # NaN: exponent all ones and a nonzero mantissa
-        return ((b >> _SIXTEEN) & _SIGN16) | _QUIET_NAN16
-    return (b + _HALF_MINUS_ONE + ((b >> _SIXTEEN) & _ONE)) >> _SIXTEEN
-
-
-@njit(cache=True, inline="always")
-def widen_bits(half):
-    """The float32 bit pattern (a uint32) of the bfloat16 whose bits are ``half``: exact."""
-    return np.uint32(half) << _SIXTEEN
 
 
 @njit(**_KERNEL)
@@ -64,7 +42,7 @@ def float32_to_bfloat16(x, out):
     ties to even; NaN -> quiet NaN of the same sign."""
     bits, rounded = x.reshape(x.size).view(np.uint32), out.reshape(out.size)
     for i in range(bits.size):
-        rounded[i] = round_to_bfloat16(bits[i])
+        rounded[i] = convert.round_to_bfloat16(bits[i])
 
 
 @njit(**_KERNEL)
@@ -73,4 +51,4 @@ def bfloat16_to_float32(bits, out):
     exact, NaN payloads included."""
     halves, wide = bits.reshape(bits.size), out.reshape(out.size).view(np.uint32)
     for i in range(halves.size):
-        wide[i] = widen_bits(halves[i])
+        wide[i] = convert.widen_bits(halves[i])

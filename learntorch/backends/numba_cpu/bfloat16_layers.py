@@ -24,7 +24,7 @@ come here take microseconds, less than waking a second thread.
 import numpy as np
 from numba import njit
 
-from .bfloat16_casts import round_to_bfloat16, widen_bits
+from . import bfloat16_bits as convert  # (a module: its functions are not kernels of this file)
 
 _KERNEL = dict(cache=True, fastmath={"contract"})  # a*b + c as one FMA (one rounding)
 
@@ -42,11 +42,11 @@ def _widened(b):
     if b.strides[0] >= b.strides[1]:
         for p in range(rows):
             for j in range(columns):
-                wide[p, j] = widen_bits(b[p, j])
+                wide[p, j] = convert.widen_bits(b[p, j])
     else:  # a transpose (a weight read as (in, out)): read it in memory order
         for j in range(columns):
             for p in range(rows):
-                wide[p, j] = widen_bits(b[p, j])
+                wide[p, j] = convert.widen_bits(b[p, j])
     return wide.view(np.float32)
 
 
@@ -68,7 +68,7 @@ def matmul(a, b, bias, has_bias, out):
     wide_bias_bits = np.zeros(n, np.uint32)
     if has_bias:
         for j in range(n):
-            wide_bias_bits[j] = widen_bits(bias[j])
+            wide_bias_bits[j] = convert.widen_bits(bias[j])
     wide_bias = wide_bias_bits.view(np.float32)
     acc = np.empty((_ROWS, n), np.float32)
     acc_bits = acc.view(np.uint32)
@@ -97,7 +97,7 @@ def matmul(a, b, bias, has_bias, out):
                 if has_bias:  # after the sum, as the reference adds it into the product
                     total += wide_bias[j]
                 acc[r, j] = total
-                out[first + r, j] = round_to_bfloat16(acc_bits[r, j])
+                out[first + r, j] = convert.round_to_bfloat16(acc_bits[r, j])
 
 
 @njit(**_KERNEL)
