@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..opmath import is_bfloat16
 from . import tuning
 from .loader import kernels, kernels_allowed
 
@@ -23,7 +24,7 @@ _NO_BIAS = np.zeros(0, np.uint16)
 
 
 def _bfloat16(a):
-    return a.__class__ is np.ndarray and a.dtype.kind == "V" and a.dtype.name == "bfloat16"
+    return a.__class__ is np.ndarray and is_bfloat16(a.dtype)
 
 
 class NumbaBfloat16:
