@@ -57,7 +57,7 @@ _State = _ThreadState()  # the calling thread's state
 class _Shared:
     """What all threads share: the resolved tables and how many threads need the hook."""
     tables = {}          # device type -> {Function class: policy}, resolved on first use
-    built = {}           # ((device type, dtype), ...) enabled -> its ``active`` table
+    built = {}           # (cpu dtype or False, cuda dtype or False) -> its ``active`` table
     threads_on = 0       # how many threads have an autocast device enabled
     lock = threading.Lock()
 
@@ -172,10 +172,12 @@ def _step(cls, policy, device_type, dtype):
 def _rebuild():
     """Recompute which Function classes this thread's enabled devices cast, and put the hook
     in ``Function.apply`` while any thread has a device enabled (off again when none has)."""
-    key = tuple((d, _State.dtype[d]) for d, on in _State.enabled.items() if on)
+    enabled, dtypes = _State.enabled, _State.dtype
+    key = (enabled["cpu"] and dtypes["cpu"], enabled["cuda"] and dtypes["cuda"])  # (False: off)
     active = _Shared.built.get(key)
     if active is None:  # built once per combination of devices and dtypes: regions are cheap
-        active = _Shared.built[key] = _active_table(key)
+        active = _Shared.built[key] = _active_table(
+            tuple((device, dtype) for device, dtype in zip(_SUPPORTED, key) if dtype))
     if bool(active) is bool(_State.active):  # (the commonest case: a region inside a region)
         _State.active = active
         return
