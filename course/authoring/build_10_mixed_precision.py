@@ -427,9 +427,10 @@ single rounds scatter widely, which is why the rounds take turns and the medians
 you should not expect, in learntorch on a CPU, is a real gain from autocast — on a quiet machine it
 costs time — and the reasons are worth knowing:
 
-- **No bfloat16 arithmetic underneath.** learntorch computes with numpy, which has no bfloat16
-  arithmetic: a bfloat16 matrix product is widened to float32, multiplied in float32, and rounded back.
-  It does all the float32 work *plus* two conversions.
+- **No bfloat16 arithmetic underneath.** Neither numpy nor learntorch's kernels have bfloat16
+  arithmetic: a bfloat16 matrix product is widened to float32, multiplied in float32, and rounded back
+  (the Numba backend does the three in one kernel for small matrices; larger ones go through float32
+  BLAS). It does all the float32 work *plus* the conversions.
 - **The casts cost.** Autocast inserts a cast in front of every 16-bit operation (the inputs, and a copy
   of each weight once per region) and one in the backward pass for each gradient. On a model this
   small, where each operation takes microseconds, those extra operations are a large share of a step.
