@@ -12,8 +12,8 @@ read by ``tuning.py``) and this script measures them:
 
 * ``min_sizes[op]`` -- for each size 10^2 .. 10^7 the numpy reference and the kernel (with
   every kernel forced on, so the Python dispatch is included) are timed, alternating; the
-  threshold is the smallest size from which the kernel was 10% faster at every larger size
-  (``None``: it never reliably was, numpy keeps the op);
+  threshold is the smallest size from which the kernel was 10% faster at every larger size,
+  and never below 1,000 elements (``None``: it never reliably was, numpy keeps the op);
 * ``ns_per_element[op]`` -- the kernel's time per float32 element on one thread, at 2^20
   elements: what ``loader.use_threads`` multiplies by a call's size to predict its length;
 * ``parallel_min_ns`` -- the one-thread time from which running on every thread pays: the
@@ -118,14 +118,20 @@ def crossover(op, sizes=SIZES, dtype=np.float32):
     return rows
 
 
+#: no kernel below this size, however it times: a tensor this small must not make a program
+#: import Numba, load or compile a kernel, or start a thread (costs a warm timing never sees)
+SMALLEST_MIN_SIZE = 1_000
+
+
 def threshold(rows, margin=1.1):
-    """Smallest size from which the kernel was ``margin`` times faster at every larger size."""
+    """Smallest size from which the kernel was ``margin`` times faster at every larger size
+    (at least ``SMALLEST_MIN_SIZE``)."""
     found = None
     for size, t_numpy, t_kernel in reversed(rows):
         if t_numpy < margin * t_kernel:
             break
         found = size
-    return found
+    return None if found is None else max(found, SMALLEST_MIN_SIZE)
 
 
 def _on_threads(n, fn):

@@ -170,14 +170,17 @@ def to_markdown(run):
     for group in groups:
         rows = [r for r in run["rows"] if r["group"] == group]
         lines += _group_section(group, run.get("groups", {}).get(group, ""), rows) + [""]
-    lines += _distributed_section() + _compile_section() + _gpu_section()
+    lines += (_tiers_section() + _distributed_section() + _compile_section()
+              + _gpu_section())
     return "\n".join(lines).rstrip() + "\n"
 
 
-# Sections whose contenders are not this suite's (whole MPI jobs; four compile contenders):
+# Sections whose contenders are not this suite's (whole MPI jobs; four compile contenders;
+# two checkouts of learntorch):
 # their own commands measure them and write the figures to a file that the page includes.
 DISTRIBUTED_FIGURES = Path(__file__).resolve().parent / "distributed_figures.md"
 COMPILE_FIGURES = Path(__file__).resolve().parent / "compile.md"
+TIERS_FIGURES = Path(__file__).resolve().parent / "tiers_before_after.md"
 
 
 def _included(path):
@@ -195,6 +198,14 @@ def _distributed_section():
             "its last run."]
     figures = _included(DISTRIBUTED_FIGURES)
     return text + ([""] + figures if figures else []) + [""]
+
+
+def _tiers_section():
+    """The pair-mode ratios of the tree before the two tiers and this one, by ``python -m
+    benchmarks.before_after --markdown benchmarks/tiers_before_after.md`` (its own heading):
+    two checkouts of learntorch are two contenders this suite cannot run in one process."""
+    figures = _included(TIERS_FIGURES)
+    return figures + [""] if figures else []
 
 
 def _compile_section():

@@ -12,6 +12,11 @@ def test_threshold_is_the_smallest_size_from_which_the_kernel_always_won():
     assert calibrate.threshold([(100, 1.0, 1.0), (1000, 1.0, 1.0)]) is None
 
 
+def test_no_threshold_is_below_a_thousand_elements_however_early_the_kernel_wins():
+    rows = [(100, 5.0, 1.0), (1000, 5.0, 1.0), (10_000, 5.0, 1.0)]
+    assert calibrate.threshold(rows) == calibrate.SMALLEST_MIN_SIZE == 1000
+
+
 def test_a_crossover_row_times_numpy_and_the_kernel_for_each_size():
     rows = calibrate.crossover("relu", sizes=(100, 1000))
     assert [r[0] for r in rows] == [100, 1000]

@@ -1,0 +1,181 @@
+"""The same cases, learntorch against PyTorch in pair mode, for two checkouts of learntorch:
+the numbers a change is judged by ("no speed lost", "should come down").
+
+    python -m benchmarks.before_after --base ../learntorch-4c92d66 --rounds 2 \\
+        --markdown benchmarks/tiers_before_after.md
+
+``--base`` is another checkout (``git worktree add ../learntorch-4c92d66 4c92d66``: the
+tree before the two tiers).  Each round starts one process per checkout, taking turns, so
+that a slow spell of the machine falls on both; in a process, learntorch and PyTorch take
+turns call by call and each case reports the median of the per-call ratios
+(learntorch's time / PyTorch's, below 1 learntorch is faster) with its quartiles.  The
+measuring code is this file alone (run by path, it imports only learntorch, torch and
+numpy), so both checkouts run the very same cases.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve()
+CALLS = 60  # per case and process, after a warm-up
+
+
+def _mlp(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                         nn.Linear(128, 10))
+
+
+def _cnn(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+
+
+def _train_step(lib, model, x, y):
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    inputs, targets = lib.from_numpy(x), lib.from_numpy(y)
+
+    def step():
+        loss = lib.nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    return step
+
+
+def _chain(lib, leaves):
+    """500 x ``y = y * a + b``, then backward: a, b inputs of the graph, or (``leaves``)
+    parameters whose gradients accumulate, as a notebook's do."""
+    x = lib.tensor([0.5], requires_grad=not leaves)
+    a = lib.tensor([1.0001], requires_grad=True)
+    b = lib.tensor([0.0001], requires_grad=True)
+
+    def run():
+        a.grad = b.grad = None
+        y = x
+        for _ in range(500):
+            y = y * a + b
+        y.backward()
+    return run
+
+
+def _softmax(lib):
+    x = lib.from_numpy(np.random.default_rng(0).standard_normal((1024, 1024)).astype(np.float32))
+    return lambda: lib.softmax(x, dim=1)
+
+
+def measure():
+    """Every case's ratios in this process (the learntorch on sys.path): a JSON line."""
+    import learntorch
+    import torch
+    rng = np.random.default_rng(1)
+    xm = rng.standard_normal((128, 784)).astype(np.float32)
+    xc = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    y = np.random.default_rng(2).integers(0, 10, 128, dtype=np.int64)
+    cases = {
+        "MLP 784-256-128-10 train step, batch 128": lambda lib: _train_step(lib, _mlp(lib), xm, y),
+        "CNN train step, 32x1x28x28": lambda lib: _train_step(lib, _cnn(lib), xc, y[:32]),
+        "1,000-op chain y*a+b, fwd+bwd": lambda lib: _chain(lib, leaves=False),
+        "1,000-op chain y*w+b, leaves accumulate": lambda lib: _chain(lib, leaves=True),
+        "softmax 1024x1024, forward": _softmax,
+    }
+    results = {}
+    for name, make in cases.items():
+        ours, theirs = make(learntorch), make(torch)
+        for _ in range(5):
+            ours(), theirs()
+        ratios = []
+        for _ in range(CALLS):
+            start = time.perf_counter()
+            ours()
+            middle = time.perf_counter()
+            theirs()
+            ratios.append((middle - start) / (time.perf_counter() - middle))
+        results[name] = ratios
+    print(json.dumps({"commit": _commit(Path(learntorch.__file__).parent.parent),
+                      "ratios": results}))
+
+
+def _commit(tree):
+    try:
+        return subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def _run_in(tree):
+    env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(Path(tree) / ".numba_cache"))
+    out = subprocess.run([sys.executable, str(HERE), "--measure"], env=env, cwd=str(tree),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _summary(ratios):
+    return (float(np.median(ratios)), float(np.percentile(ratios, 25)),
+            float(np.percentile(ratios, 75)))
+
+
+def report(runs, base, this, rounds, command):
+    names = list(runs[this][0]["ratios"])
+    lines = ["## Two tiers: before and after", "",
+             f"learntorch's time ÷ PyTorch's in pair mode (one process, taking turns call by "
+             f"call; median of {CALLS} calls per process, quartiles in brackets), for the tree "
+             f"before the two tiers ({runs[base][0]['commit']}) and this one "
+             f"({runs[this][0]['commit']}), {rounds} processes each, alternating.  Measured with "
+             f"`{command}` (benchmarks/before_after.py).", "",
+             "| case | " + " | ".join(f"before, run {k + 1}" for k in range(rounds)) + " | "
+             + " | ".join(f"after, run {k + 1}" for k in range(rounds)) + " |",
+             "|---|" + "---|" * (2 * rounds)]
+    for name in names:
+        cells = []
+        for tree in (base, this):
+            for run in runs[tree]:
+                median, low, high = _summary(run["ratios"][name])
+                cells.append(f"{median:.2f}× ({low:.2f}–{high:.2f})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    if load:
+        lines += ["", f"Load average at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
+                      f"(2 logical cores: other work on the machine widens the quartiles)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.before_after", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", help="the other checkout of learntorch (the 'before')")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--markdown", metavar="PATH", help="write the table, e.g. "
+                        "benchmarks/tiers_before_after.md (BENCHMARKS.md includes it)")
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.measure:
+        return measure()
+    if not args.base:
+        parser.error("--base: a checkout of the tree to compare with")
+    base, this = Path(args.base).resolve(), HERE.parent.parent
+    runs = {base: [], this: []}
+    for _ in range(args.rounds):
+        for tree in (base, this):
+            runs[tree].append(_run_in(tree))
+    command = "python -m benchmarks.before_after --base <checkout of " + \
+        f"{runs[base][0]['commit']}> --rounds {args.rounds}"
+    text = report(runs, base, this, args.rounds, command)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

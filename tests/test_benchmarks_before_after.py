@@ -1,0 +1,32 @@
+"""benchmarks/before_after.py turns the per-call ratios of two checkouts into one table (medians
+and quartiles, before's runs then after's), and BENCHMARKS.md includes the committed one."""
+from pathlib import Path
+
+from benchmarks.before_after import report
+from benchmarks.report import TIERS_FIGURES, _tiers_section
+
+
+def _run(commit, mlp, chain):
+    return {"commit": commit, "ratios": {"MLP step": mlp, "chain": chain}}
+
+
+def test_the_table_has_one_row_per_case_with_each_runs_median_and_quartiles():
+    before, after = Path("before"), Path("after")
+    runs = {before: [_run("aaa", [1.0, 2.0, 3.0], [4.0] * 3), _run("aaa", [2.0] * 3, [5.0] * 3)],
+            after: [_run("bbb", [0.5] * 3, [1.0, 1.5, 2.0]), _run("bbb", [0.25] * 3, [1.0] * 3)]}
+    text = report(runs, before, after, 2, "the command")
+    rows = [line for line in text.splitlines() if line.startswith("| MLP") or
+            line.startswith("| chain")]
+    assert rows[0] == ("| MLP step | 2.00× (1.50–2.50) | 2.00× (2.00–2.00) | 0.50× (0.50–0.50) "
+                       "| 0.25× (0.25–0.25) |")
+    assert rows[1].split(" | ")[3] == "1.50× (1.25–1.75)"
+    assert "(aaa)" in text and "(bbb)" in text and "`the command`" in text
+
+
+def test_the_regenerated_page_keeps_the_committed_table():
+    section = _tiers_section()
+    if TIERS_FIGURES.exists():
+        assert section[0] == "## Two tiers: before and after"
+        assert any("leaves accumulate" in line for line in section)
+    else:
+        assert section == []
