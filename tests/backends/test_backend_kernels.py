@@ -9,7 +9,6 @@ size-1 dims, transposed and strided views).  A spy on the kernel loader proves
 the kernel really ran -- a silent fall back to numpy would make these tests
 compare numpy with itself.
 """
-import contextlib
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ from learntorch.backends.numba_cpu import NumbaBackend
 from learntorch.backends.numba_cpu import backend as backend_module, cast_backend
 from learntorch.backends.reference import NumpyBackend
 
+import kernel_spy as spy
 from oracle import arrays
 
 REFERENCE = NumpyBackend()
@@ -36,26 +36,9 @@ def forced_numba():
 NUMBA = forced_numba()
 
 
-@contextlib.contextmanager
 def kernel_calls():
     """Record the name of every kernel the backend calls ('activations.relu', ...)."""
-    calls, real = [], backend_module.kernels
-
-    class Recording:
-        def __init__(self, family):
-            self.family, self.module = family, real(family)
-
-        def __getattr__(self, name):
-            def call(*args):
-                calls.append(f"{self.family}.{name}")
-                return getattr(self.module, name)(*args)
-            return call
-
-    backend_module.kernels = cast_backend.kernels = Recording
-    try:
-        yield calls
-    finally:
-        backend_module.kernels = cast_backend.kernels = real
+    return spy.kernel_calls(backend_module, cast_backend, qualified=True)
 
 
 def values(magnitude):

@@ -8,8 +8,6 @@ sign with any payload (a quiet NaN of the same sign) -- and the same bfloat16 ->
 widening for all 65536 bfloat16 patterns.  A spy on the kernel loader proves the kernel
 ran: a silent fall back to ``astype`` would compare ml_dtypes with itself.
 """
-import contextlib
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -20,33 +18,17 @@ from learntorch.backends.numba_cpu import NumbaBackend
 from learntorch.backends.numba_cpu import cast_backend
 from learntorch.backends.reference import NumpyBackend
 
+import kernel_spy as spy
+
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT32 = np.dtype(np.float32)
 REFERENCE = NumpyBackend()
 NUMBA = NumbaBackend(min_size=0)
 
 
-@contextlib.contextmanager
 def kernel_calls():
-    """Record every conversion kernel the backend calls."""
-    calls, real = [], cast_backend.kernels
-
-    def recording(family):
-        module = real(family)
-
-        class Spy:
-            def __getattr__(self, name):
-                def call(*args):
-                    calls.append(name)
-                    return getattr(module, name)(*args)
-                return call
-        return Spy()
-
-    cast_backend.kernels = recording
-    try:
-        yield calls
-    finally:
-        cast_backend.kernels = real
+    """Record every kernel ``cast_backend`` calls."""
+    return spy.kernel_calls(cast_backend)
 
 
 def bits(a):

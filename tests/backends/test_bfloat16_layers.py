@@ -8,8 +8,6 @@ float32 sum is exact (small integers) it is the reference bit for bit; on random
 each element is the reference's or one bfloat16 unit from it.  A spy on the kernel loader
 proves the kernels ran: a silent fall back would compare the reference with itself.
 """
-import contextlib
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -18,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from learntorch.backends.numba_cpu import NumbaBackend, bfloat16_backend
 from learntorch.backends.reference import NumpyBackend
 
+import kernel_spy as spy
 from oracle import noncontiguous
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
@@ -26,27 +25,9 @@ NUMBA = NumbaBackend()
 ALL_PATTERNS = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(BFLOAT16)
 
 
-@contextlib.contextmanager
 def kernel_calls():
-    """Record every bfloat16 kernel the backend calls."""
-    calls, real = [], bfloat16_backend.kernels
-
-    def recording(family):
-        module = real(family)
-
-        class Spy:
-            def __getattr__(self, name):
-                def call(*args):
-                    calls.append(name)
-                    return getattr(module, name)(*args)
-                return call
-        return Spy()
-
-    bfloat16_backend.kernels = recording
-    try:
-        yield calls
-    finally:
-        bfloat16_backend.kernels = real
+    """Record every kernel ``bfloat16_backend`` calls."""
+    return spy.kernel_calls(bfloat16_backend)
 
 
 def bits(a):
