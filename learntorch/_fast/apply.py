@@ -36,6 +36,9 @@ from .float_errors import ignore_float_errors, restore_float_errors
 from .leaf_edges import leaf_edge
 
 KNOWN_BACKENDS = (NumpyBackend, NumbaBackend)
+#: a live view of Function's attributes, made once (``Function.__dict__`` builds a new one
+#: at each read, and ``shortcuts_allowed`` runs on every ``*`` and ``+``)
+_FUNCTION_ATTRIBUTES = _function.Function.__dict__
 
 
 def shortcuts_allowed():
@@ -43,7 +46,7 @@ def shortcuts_allowed():
     ``matmul.py``) may run: this apply is in place (no profiler or capture wraps it), no
     autocast region would cast the op's inputs, and the backend is one this tier knows
     (a learner's own backend must see every array operation)."""
-    return (_function.Function.__dict__["apply"] is FAST_APPLY
+    return (_FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
             and _function._autocast_hook is None
             and backends.current.__class__ in KNOWN_BACKENDS)
 
