@@ -81,9 +81,27 @@ def clear_memory():
 
 
 def path_of(source):
-    """The file the kernel's canonical source is (or will be) written to."""
-    digest = hashlib.sha256(source.canonical.encode()).hexdigest()[:20]
+    """The file the kernel's canonical source is (or will be) written to.
+
+    The name hashes the source *and* the files of the scalar helpers it imports
+    (``fast_gelu`` and what it calls): Numba's cache checks only the kernel's own file, so
+    a helper edited since would otherwise keep running from the old machine code."""
+    digest = hashlib.sha256(source.canonical.encode() + _helper_files_digest()).hexdigest()[:20]
     return os.path.join(cache_dir(), f"lt_{digest}.py")
+
+
+_helper_digest = []   # computed once per process
+
+
+def _helper_files_digest():
+    if not _helper_digest:
+        from ..backends.numba_cpu import fast_erf, fast_exp, fast_gelu
+        h = hashlib.sha256()
+        for module in (fast_gelu, fast_erf, fast_exp):
+            with open(module.__file__, "rb") as f:
+                h.update(f.read())
+        _helper_digest.append(h.digest())
+    return _helper_digest[0]
 
 
 def _load_numba(source):
@@ -108,9 +126,9 @@ def _load_numba(source):
 
 
 def _load_reference(source):
-    # fast_erf (the Numba kernels' erf, within 1.2 float64 ulp of math.erf) is math.erf here:
-    # the reference backend is the readable one
-    namespace = {"np": np, "math": REFERENCE_MATH, "fast_erf": REFERENCE_MATH.erf,
+    # fast_gelu (the Numba kernels' gelu, within 8 float32 ulp) is the textbook formula
+    # here: the reference backend is the readable one
+    namespace = {"np": np, "math": REFERENCE_MATH, "fast_gelu": REFERENCE_MATH.gelu,
                  "njit": _no_jit, "prange": range}
     code = compile(source.text[len(HEADER):], f"<learntorch kernel {source.name}>", "exec")
     exec(code, namespace)  # noqa: S102  (our own generated source)
@@ -143,6 +161,9 @@ def _numpy_math():
     import math
     erf = np.frompyfunc(math.erf, 1, 1)
     namespace.erf = lambda v: np.float64(erf(np.float64(v)))
+    # gelu(v) = v * Phi(v), in float64 and rounded once to v's dtype
+    namespace.gelu = lambda v: type(v)(0.5 * np.float64(v) * (1 + namespace.erf(
+        np.float64(v) * np.sqrt(0.5))))
     return namespace
 
 

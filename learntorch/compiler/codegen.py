@@ -12,7 +12,7 @@ loop that does all three for one element at a time::
                 mm = in0[i0, i1]                       # float32 from matmul
                 b = in1[0, i1]                         # b, the same for every row
                 add = mm + b                           # Add
-                gelu = np.float32(_gelu(np.float64(add)))    # Gelu
+                gelu = fast_gelu(add)                  # Gelu
                 mul = gelu * _c0                       # Mul
                 out0[i0, i1] = mul
 
@@ -73,12 +73,6 @@ def _silu(v):
     """v * sigmoid(v)."""
     return v * _sigmoid(v)
 ''', ("_sigmoid",)),
-    "_gelu": (f'''
-def _gelu(v):
-    """Exact gelu, v * Phi(v): the Numba backend's formula (backends/numba_cpu/activations.py),
-    with its SIMD-friendly fast_erf, so the two give the same bits."""
-    return 0.5 * v * (1.0 + fast_erf(v * {1.0 / math.sqrt(2.0)!r}))
-''', ()),
     "_softplus": ('''
 def _softplus(v, beta, threshold):
     """log(1 + e^(beta v)) / beta, and v itself above the threshold (torch's rule)."""
@@ -108,10 +102,11 @@ def _minimum(a, b):
 ''', ()),
 }
 
-# fast_erf: the erf of the Numba backend's gelu kernels (the reference backend, which runs
-# the source without the header, gives that name math.erf: cache.py)
+# fast_gelu: the Numba backend's gelu kernels' formula, in the value's own dtype (the
+# reference backend, which runs the source without the header, gives that name the
+# textbook formula: cache.py)
 HEADER = ("import math\nimport numpy as np\nfrom numba import njit, prange\n"
-          "from learntorch.backends.numba_cpu.fast_erf import fast_erf\n")
+          "from learntorch.backends.numba_cpu.fast_gelu import fast_gelu\n")
 CANONICAL_NAME = "kernel"   # the function's name in the source Numba compiles
 
 

@@ -21,9 +21,9 @@ that make the kernel compute *exactly* what the engine computes:
   from the float64-then-round value in about 40% of inputs, by one unit in the last
   place); Numba calls the C library.  So these agree with the engine to about one
   unit in the last place, not bit for bit.  ``gelu`` is the Numba backend's own
-  formula, erf included (``fast_erf``, arithmetic that vectorizes, where the kernel
-  would otherwise call the C library's ``erf`` for each element), so it matches the
-  engine's kernel exactly; ``erf`` alone is ``math.erf``, as the engine's ``erf``.
+  formula (``fast_gelu``: arithmetic that vectorizes, in the value's dtype, where the
+  kernel would otherwise call the C library's ``erf`` for each element), so it matches
+  the engine's kernel exactly; ``erf`` alone is ``math.erf``, as the engine's ``erf``.
 
 An op the table does not know (or knows, but not with these arguments: an integer
 tensor, a tensor bound of ``clamp``) is simply not fused: the compiled program calls
@@ -296,7 +296,9 @@ def _gelu(emit, dtype, a, approximate):
     _float_result(dtype)
     x = emit.operand(a, dtype)
     if approximate == "none":
-        return in_float64(emit, "_gelu", x, dtype, dtype)
+        # the Numba backend's kernel formula, in x's dtype (float32 in float32): its bits
+        emit.approximation("gelu")
+        return f"fast_gelu({x})"
     if approximate != "tanh":
         raise NotLowerable(f"gelu(approximate={approximate!r})")
     # the engine's steps (ops/activations.py _gelu_tanh): u2 = 2k (x + c x^3) rounded in

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import learntorch
 import learntorch.nn.functional as F
-from compile_compare import close_ulps, same_bits
+from compile_compare import close_ulps, same_as_eager_with_gelu, same_bits
 from oracle import broadcastable_pair, lt_tensor, require_torch, torch_tensor
 
 
@@ -101,9 +101,12 @@ def test_any_broadcast_of_two_views_gives_eagers_bits(pair):
 
 
 def test_the_matmul_is_left_to_the_engine_and_the_rest_is_one_kernel():
-    x, w, b = learntorch.randn(16, 8), learntorch.randn(8, 12), learntorch.randn(12)
+    # 128 x 12 outputs: above the Numba backend's minimum size, so eager's gelu is the
+    # kernel whose formula the compiled kernel shares (smaller, eager computes it with
+    # numpy in float64: a few units apart, docs/compile.md)
+    x, w, b = learntorch.randn(128, 8), learntorch.randn(8, 12), learntorch.randn(12)
     compiled = learntorch.compile(lambda x, w, b: layer(learntorch, x, w, b))
-    same_bits(compiled(x, w, b), layer(learntorch, x, w, b))
+    same_as_eager_with_gelu(compiled(x, w, b), layer(learntorch, x, w, b))
     assert len(compiled.kernels) == 1
     fused = [n.op_name for n in compiled.kernels[0].group.nodes]
     assert fused == ["Add", "Gelu", "Mul"], fused
