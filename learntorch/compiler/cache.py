@@ -95,9 +95,9 @@ _helper_digest = []   # computed once per process
 
 def _helper_files_digest():
     if not _helper_digest:
-        from ..backends.numba_cpu import fast_erf, fast_exp, fast_gelu
+        from ..backends.numba_cpu import fast_erf, fast_exp, fast_gelu, per_float_type
         h = hashlib.sha256()
-        for module in (fast_gelu, fast_erf, fast_exp):
+        for module in (fast_gelu, fast_erf, fast_exp, per_float_type):
             with open(module.__file__, "rb") as f:
                 h.update(f.read())
         _helper_digest.append(h.digest())

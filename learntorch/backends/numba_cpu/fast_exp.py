@@ -73,8 +73,9 @@ import decimal
 import math
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
+
+from .per_float_type import per_float_type
 
 
 def _make_exp(float_type, lowest, highest, degree, ln2_hi):
@@ -124,23 +125,10 @@ exp_float32 = _make_exp(np.float32, -104.0, 89.0, degree=7, ln2_hi=0.693359375)
 exp_float64 = _make_exp(np.float64, -746.0, 710.0, degree=13, ln2_hi=6.93147180369123816490e-01)
 
 
-def fast_exp(x):
-    """e**x of one number: ``np.float32`` for a float32 ``x``, ``np.float64`` otherwise.
+fast_exp = per_float_type(
+    "fast_exp", """e**x of one number: ``np.float32`` for a float32 ``x``, ``np.float64`` otherwise.
 
-    Called from Python, it runs the compiled version for ``x``'s type; called
-    inside a Numba function, Numba compiles in ``exp_float32`` or
-    ``exp_float64`` according to the argument's type (see the overload below).
-    """
-    if isinstance(x, np.float32):
-        return np.float32(exp_float32(x))
-    return np.float64(exp_float64(float(x)))
-
-
-@overload(fast_exp)
-def _fast_exp_for(x):
-    """Which compiled function ``fast_exp(x)`` means inside Numba code, by x's type."""
-    if x == types.float32:
-        return lambda x: exp_float32(x)
-    if x == types.float64:
-        return lambda x: exp_float64(x)
-    return None
+    Called from Python, it runs the compiled version for ``x``'s type; called inside a
+    Numba function, Numba compiles in ``exp_float32`` or ``exp_float64`` according to the
+    argument's type (per_float_type.py).
+    """, exp_float32, exp_float64)

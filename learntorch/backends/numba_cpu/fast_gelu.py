@@ -49,11 +49,11 @@ dependency).
 import math
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from .fast_erf import fast_erf
 from .fast_exp import exp_float32
+from .per_float_type import per_float_type
 
 # ``python scripts/fit_gelu.py`` prints these (constant term first)
 S_MID = 0.15202702702702703
@@ -96,23 +96,10 @@ def gelu_float64(x):
     return 0.5 * x * (1.0 + fast_erf(x * _INV_SQRT2))
 
 
-def fast_gelu(x):
-    """gelu of one number: ``np.float32`` for a float32 ``x``, ``np.float64`` otherwise.
+fast_gelu = per_float_type(
+    "fast_gelu", """gelu of one number: ``np.float32`` for a float32 ``x``, ``np.float64`` otherwise.
 
     Called from Python, it runs the compiled form for ``x``'s type; called inside a Numba
     function, Numba compiles in ``gelu_float32`` or ``gelu_float64`` by the argument's type
-    (the overload below).
-    """
-    if isinstance(x, np.float32):
-        return np.float32(gelu_float32(x))
-    return np.float64(gelu_float64(float(x)))
-
-
-@overload(fast_gelu, inline="always")
-def _fast_gelu_for(x):
-    """Which compiled function ``fast_gelu(x)`` means inside Numba code, by x's type."""
-    if x == types.float32:
-        return lambda x: gelu_float32(x)
-    if x == types.float64:
-        return lambda x: gelu_float64(x)
-    return None
+    (per_float_type.py), pasted into the loop (``inline="always"``, as fast_erf).
+    """, gelu_float32, gelu_float64, inline="always")
