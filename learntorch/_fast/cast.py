@@ -30,8 +30,8 @@ from ..amp import autocast_mode
 from ..autograd import function as _function, grad_mode
 from ..autograd.function import BackwardNode, _sequence
 from ..ops import shape as reference
-from .apply import _FUNCTION_ATTRIBUTES, _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, _input_meta, \
-    shared_tuple, single_meta
+from .apply import _FUNCTION_ATTRIBUTES, _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, shared_tuple, \
+    single_meta
 from .float_errors import ignore_float_errors, restore_float_errors
 from .leaf_edges import leaf_edge
 
@@ -46,25 +46,22 @@ _autocast_state = autocast_mode._State
 _autocast_caster = autocast_mode._cast_for
 
 
-def _shortcut_allowed():
-    """``apply.shortcuts_allowed`` for a cast: the fast ``apply`` in place, a backend this
-    tier knows, and no autocast hook -- or autocast's own, while its policy leaves
-    ``ToDtype``'s arguments alone (its tables never list ``ToDtype``: a cast is how it
-    casts), which is what ``apply`` would then hand the forward."""
-    hook = _function._autocast_hook
-    return (_FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
-            and (hook is None or (hook is _autocast_caster
-                                  and _ToDtype not in _autocast_state.active))
-            and backends.current.__class__ in KNOWN_BACKENDS)
-
-
 def to_dtype(input, dtype):
     """``ops.shape.to_dtype(input, dtype)``, see the module docstring."""
     if dtype is input._dtype:
         return input
     x = input._data
+    hook = _function._autocast_hook
     if not (dtype in _FLOATS and input._dtype in _FLOATS and x.__class__ is ndarray
-            and input._device is CPU and isinstance(input, Tensor) and _shortcut_allowed()):
+            and input._device is CPU and isinstance(input, Tensor)
+            # ``apply.shortcuts_allowed`` for a cast: the fast ``apply`` in place, a backend
+            # this tier knows, and no autocast hook -- or autocast's own, while its policy
+            # leaves ``ToDtype``'s arguments alone (its tables never list ``ToDtype``: a
+            # cast is how it casts), which is what ``apply`` would then hand the forward
+            and _FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
+            and (hook is None or (hook is _autocast_caster
+                                  and _ToDtype not in _autocast_state.active))
+            and backends.current.__class__ in KNOWN_BACKENDS):
         return reference_to_dtype(input, dtype)
     recorded = input._requires_grad and _state.enabled
     if recorded:  # the node first, as apply makes it before forward runs
@@ -75,7 +72,11 @@ def to_dtype(input, dtype):
         ctx._edges = ((fn, input._output_nr) if fn is not None else leaf_edge(input), _NO_EDGE)
         ctx._number_positions = _DTYPE_SECOND
         ctx.needs_input_grad = _FIRST
-        ctx._input_meta = shared_tuple((_input_meta(input, fn), None))
+        key = (x.shape, input._dtype)
+        meta = _input_metas.get(key)  # ((shape, dtype), None), one object per key
+        if meta is None:
+            meta = _new_input_meta(key)
+        ctx._input_meta = meta
         ctx._sequence_nr = next(_sequence)
         ctx.input_dtype = input._dtype  # ToDtype.forward's one saved fact
     quiet = ignore_float_errors()  # (float32 -> float16 overflows to inf, as in torch)
@@ -96,6 +97,18 @@ def to_dtype(input, dtype):
         t._grad_fn = None
         t._requires_grad = False
     return t
+
+
+_input_metas = {}
+
+
+def _new_input_meta(key):
+    """``_input_meta`` of a cast of a ``key = (shape, dtype)`` input: what ``apply`` records
+    (``shared_tuple((meta, None))``), kept per key."""
+    if len(_input_metas) > 1024:
+        _input_metas.clear()
+    found = _input_metas[key] = shared_tuple((single_meta(*key)[0], None))
+    return found
 
 
 reference_to_dtype = reference.to_dtype  # what this replaces
