@@ -12,7 +12,9 @@ saved tensors, ``input_dtype`` set -- the same output tensor and the same values
 hand, as ``apply._recorded_binary`` and ``apply._link_outputs`` make them; an op the tape
 does not record (no_grad, or an input that needs no gradient) gets its plain output tensor
 the same way.  Autocast casts some six tensors per step of a small MLP (each weight, the
-input, the logits back to float32): this saves two nested ``apply`` calls on each.
+input, the logits back to float32), each from inside the ``apply`` of the op it feeds:
+this replaces the nested ``apply`` of each (on the MLP step of ``benchmarks/bench_training.py``
+under autocast, 381 -> 369 us; the step without autocast, 280 us).
 
 Everything else -- integer or bool dtypes on either side, a tensor on another device, a
 learner's backend, a profiler or ``fx`` capture wrapping ``Function.apply``, an autocast
