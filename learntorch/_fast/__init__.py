@@ -10,6 +10,7 @@ replaces and proven equal to it by ``tests/tiers/``:
   ``matmul.py``);
 * ``operators.py`` -- ``Tensor``'s ``*`` and ``+`` in one call when recorded on plain operands;
 * ``leaf_edges.py`` -- a leaf's ``(AccumulateGrad, 0)`` edge made once, not at every use;
+* ``cast.py`` -- ``x.to(dtype)`` between floating dtypes in one call (autocast's casts);
 * ``engine.py`` -- the raw-array backward engine for plain ``backward()``, with
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;
@@ -24,6 +25,7 @@ serve (``backends/numba_cpu``), behind the backend contract.
 ``LEARNTORCH_REFERENCE=1``); ``uninstall()`` puts the reference back.  Learners switch
 with ``learntorch.tiers.set_tier("reference")`` (see ``learntorch/tiers.py``).
 """
+from ..amp import autocast_mode as _autocast_mode
 from ..ao.nn.quantized.dynamic import _linear_dynamic
 from ..autograd import engine as _reference_engine
 from ..autograd.function import Function as _Function
@@ -31,7 +33,7 @@ from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
 from . import choose_qparams as _choose_qparams, matmul as _matmul
-from . import operators as _operators
+from . import cast as _cast, operators as _operators
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 
 # forwards that compute on arrays alone, besides the FAST_FORWARD ones (grad mode need
@@ -47,6 +49,7 @@ REPLACEMENTS = (
     (_linear_dynamic, "choose_qparams", _choose_qparams.choose_qparams),
     (_Tensor, "__mul__", _operators.mul), (_Tensor, "__rmul__", _operators.mul),
     (_Tensor, "__add__", _operators.add), (_Tensor, "__radd__", _operators.add),
+    (_shape, "to_dtype", _cast.to_dtype), (_autocast_mode, "to_dtype", _cast.to_dtype),
 )
 _originals = {}
 

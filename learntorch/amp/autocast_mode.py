@@ -266,24 +266,27 @@ class autocast:
                 enabled = False
         self._enabled = enabled
 
+    # (the state functions above, on this thread's state read once: a training loop enters
+    # and leaves a region every step)
     def __enter__(self):
-        self.prev_cache_enabled = is_autocast_cache_enabled()
-        self.prev = is_autocast_enabled(self.device)
-        self.prev_fastdtype = get_autocast_dtype(self.device)
-        _State.enabled[self.device] = self._enabled
-        _State.dtype[self.device] = self.fast_dtype
-        autocast_increment_nesting()
-        set_autocast_cache_enabled(self._cache_enabled)
+        state, device = _State, self.device
+        self.prev_cache_enabled = state.cache_enabled
+        self.prev, self.prev_fastdtype = state.enabled[device], state.dtype[device]
+        state.enabled[device] = self._enabled
+        state.dtype[device] = self.fast_dtype
+        state.nesting += 1
+        state.cache_enabled = bool(self._cache_enabled)
         _rebuild()
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
-        # leaving the outermost region drops the cached weight casts
-        if autocast_decrement_nesting() == 0:
-            clear_autocast_cache()
-        _State.enabled[self.device] = self.prev
-        _State.dtype[self.device] = self.prev_fastdtype
-        set_autocast_cache_enabled(self.prev_cache_enabled)
+        state, device = _State, self.device
+        state.nesting -= 1
+        if state.nesting == 0:  # leaving the outermost region drops the cached weight casts
+            state.cache.clear()
+        state.enabled[device] = self.prev
+        state.dtype[device] = self.prev_fastdtype
+        state.cache_enabled = self.prev_cache_enabled
         _rebuild()
         return False
 

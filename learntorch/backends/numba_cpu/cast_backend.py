@@ -26,32 +26,29 @@ _TO_BFLOAT16 = ("to_bfloat16", "float32_to_bfloat16", None, _BITS16)
 _FROM_BFLOAT16 = ("from_bfloat16", "bfloat16_to_float32", _BITS16, _FLOAT32)
 
 
-def _kernel_for(a, dtype):
-    """(min_sizes key, kernel, source bits, output dtype) of the conversion of array ``a``
-    to numpy ``dtype``, or None.  (Identity tests for float32: numpy keeps one object per
-    built-in dtype, and hashing a dtype would cost more; bfloat16 is told by its kind, so
-    that ml_dtypes is not imported to ask.)"""
-    if a.__class__ is not np.ndarray:
-        return None
-    source = a.dtype
-    if source is _FLOAT32 and isinstance(dtype, np.dtype) and is_bfloat16(dtype):
-        return _TO_BFLOAT16  # (a caller may pass a scalar type, np.float64: never bfloat16)
-    if dtype is _FLOAT32 and is_bfloat16(source):
-        return _FROM_BFLOAT16
-    return None
-
-
 class NumbaCasts:
     def cast(self, a, dtype):
-        which = _kernel_for(a, dtype)
-        if which is None:
+        # which conversion: (identity tests for float32: numpy keeps one object per built-in
+        # dtype, and hashing a dtype would cost more; bfloat16 is told by its kind, so that
+        # ml_dtypes is not imported to ask)
+        if a.__class__ is not np.ndarray:
             return super().cast(a, dtype)
-        key, name, source_bits, out_dtype = which
+        source = a.dtype
+        if source is _FLOAT32 and isinstance(dtype, np.dtype) and is_bfloat16(dtype):
+            key, name, source_bits, out_dtype = _TO_BFLOAT16  # (a caller may pass a scalar
+            # type, np.float64: never bfloat16)
+        elif dtype is _FLOAT32 and is_bfloat16(source):
+            key, name, source_bits, out_dtype = _FROM_BFLOAT16
+        else:
+            return super().cast(a, dtype)
         limit = self.min_sizes[key]
-        flags = a.flags
-        if limit is None or a.size < limit or not flags.aligned or not kernels_allowed():
+        if limit is None or a.size < limit:
             # what the reference does for these two float dtypes, one call shorter:
-            # autocast makes some thirty casts a step, most of them small
+            # autocast makes some thirty casts a step, most of them small (the size is
+            # asked first: reading ``a.flags`` makes a new object)
+            return a.astype(dtype)
+        flags = a.flags
+        if not flags.aligned or not kernels_allowed():
             return a.astype(dtype)
         if flags.c_contiguous:
             transposed = False

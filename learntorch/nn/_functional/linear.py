@@ -68,6 +68,8 @@ def linear(input, weight, bias=None):
     # (a parameter, or a plain tensor: autocast's bfloat16 copy of one)
     if (input.__class__ is Tensor and weight.__class__ in _PLAIN
             and (bias is None or bias.__class__ in _PLAIN)):
+        if input._dtype is not weight._dtype:  # (in an autocast region, cast them to one first)
+            input, weight, bias = autocast_inputs(Linear, input, weight, bias)
         w = weight._data
         x = input._data
         if (w.ndim == 2 and x.ndim >= 1 and x.shape[-1] == w.shape[1]
