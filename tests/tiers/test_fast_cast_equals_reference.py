@@ -14,31 +14,12 @@ from learntorch.amp import autocast_mode
 from learntorch.autograd import function as function_module
 from learntorch.ops import shape
 
+from tier_graphs import graph_facts as _graph
+
 torch = pytest.importorskip("torch")
 
 FLOATS = ("float16", "bfloat16", "float32")
 PAIRS = [(a, b) for a in FLOATS for b in FLOATS if a != b] + [("float64", "float32")]
-
-
-def _graph(t):
-    """Every node behind ``t``, in a walk order both tiers share, as a reader sees it."""
-    seen, order, stack = set(), [], [t.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if hasattr(node, "_function"):
-            order.append((node.name(), [(type(n).__name__, nr) for n, nr in node.next_functions],
-                          node.needs_input_grad, node._number_positions, node._input_meta,
-                          node._output_meta,
-                          [None if t is None else (t.shape, t.dtype) for t in node._saved or ()],
-                          node.constants,
-                          getattr(node, "input_dtype", None)))
-        else:
-            order.append(node.name())
-        stack.extend(n for n, _ in node.next_functions)
-    return order
 
 
 def _bits(t):

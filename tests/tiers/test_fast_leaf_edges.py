@@ -8,6 +8,8 @@ import pytest
 import learntorch
 from learntorch import tiers
 
+from tier_graphs import nodes_behind as _nodes
+
 torch = pytest.importorskip("torch")
 
 
@@ -22,19 +24,6 @@ def _chain(x, w, b, n=5):
     for _ in range(n):
         y = y * w + b
     return y
-
-
-def _nodes(y):
-    """Every node behind ``y``, the output's first."""
-    seen, order, stack = set(), [], [y.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        stack.extend(n for n, _ in node.next_functions)
-    return order
 
 
 def _shape_of(y):

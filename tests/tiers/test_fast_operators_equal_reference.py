@@ -11,6 +11,8 @@ import learntorch
 from learntorch import tiers
 from learntorch.autograd import function as function_module
 
+from tier_graphs import graph_facts as _graph
+
 torch = pytest.importorskip("torch")
 
 # programs of x (requires grad), w and b (leaves whose requires_grad is drawn)
@@ -27,26 +29,6 @@ PROGRAMS = {
     "broadcast_falls_back": lambda x, w, b: x * w[..., :1] + b[..., :1],
     "float16_falls_back": lambda x, w, b: x.half() * w.half() + b.half(),
 }
-
-
-def _graph(t):
-    """Every node behind ``t``, in a walk order both tiers share, as a reader sees it."""
-    seen, order, stack = set(), [], [t.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if hasattr(node, "_function"):
-            saved = [None if s is None else (s.shape, s.dtype.name) for s in (node._saved or ())]
-            versions = node._saved_versions if node._saved is not None else None
-            order.append((node.name(), [(type(n).__name__, nr) for n, nr in node.next_functions],
-                          node.needs_input_grad, node._number_positions, node._input_meta,
-                          node._output_meta, saved, versions, node.constants))
-        else:
-            order.append(node.name())
-        stack.extend(n for n, _ in node.next_functions)
-    return order
 
 
 def _run(tier, program, data, w_grad, b_grad):
