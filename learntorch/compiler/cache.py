@@ -26,6 +26,7 @@ raises where Numba and numpy give ``-inf``).  Slow -- one Python step per elemen
 but a debugger can stop inside the loop.  Numba itself is imported only when a kernel
 is first compiled (``import learntorch`` never pays for it).
 """
+import functools
 import getpass
 import hashlib
 import importlib.util
@@ -90,18 +91,14 @@ def path_of(source):
     return os.path.join(cache_dir(), f"lt_{digest}.py")
 
 
-_helper_digest = []   # computed once per process
-
-
+@functools.cache   # once per process
 def _helper_files_digest():
-    if not _helper_digest:
-        from ..backends.numba_cpu import fast_erf, fast_exp, fast_gelu, per_float_type
-        h = hashlib.sha256()
-        for module in (fast_gelu, fast_erf, fast_exp, per_float_type):
-            with open(module.__file__, "rb") as f:
-                h.update(f.read())
-        _helper_digest.append(h.digest())
-    return _helper_digest[0]
+    from ..backends.numba_cpu import fast_erf, fast_exp, fast_gelu, per_float_type
+    h = hashlib.sha256()
+    for module in (fast_gelu, fast_erf, fast_exp, per_float_type):
+        with open(module.__file__, "rb") as f:
+            h.update(f.read())
+    return h.digest()
 
 
 def _load_numba(source):
