@@ -24,3 +24,16 @@ def test_the_regenerated_page_keeps_the_committed_figures():
         assert any("compile time of the MLP forward" in line for line in section)
     else:
         assert section == []
+
+
+def test_an_mlp_row_reports_its_fusion_bound_from_the_matmuls_alone():
+    from benchmarks.compile import report
+    chain = {"eager": [4e-3] * 3, "compiled": [1e-3] * 3, "copy": [1e-3] * 3,
+             "copy into": [0.5e-3] * 3}
+    # eager 3 ms, compiled 2 ms, the matmuls alone 1.5 ms: speed-up 1.5x, bound 2x
+    mlp = {"eager": [3e-3] * 3, "compiled": [2e-3] * 3, "matmuls": [1.5e-3] * 3}
+    timing = ((1.0, 1.0, 1.0), (0.9, 0.9, 0.9))
+    text = report({"chain": chain, "mlp_relu": mlp, "mlp_gelu": mlp,
+                   "compile_time": (timing, timing, timing), "load": ("0", "0")}, 3, "cmd")
+    row = next(line for line in text.splitlines() if "MLP forward (GELU) ≥ 1.2×" in line)
+    assert "1.50× (1.50–1.50); fusion bound 2.00× (2.00–2.00) | yes" in row
