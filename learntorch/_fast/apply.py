@@ -41,14 +41,20 @@ KNOWN_BACKENDS = (NumpyBackend, NumbaBackend)
 _FUNCTION_ATTRIBUTES = _function.Function.__dict__
 
 
+def tier_in_charge():
+    """True when this tier's ``apply`` is in place (no profiler or capture wraps it) and the
+    backend is one this tier knows (a learner's own backend must see every array operation):
+    the half of ``shortcuts_allowed`` that every shortcut needs (``cast.py`` adds its own
+    autocast rule)."""
+    return (_FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
+            and backends.current.__class__ in KNOWN_BACKENDS)
+
+
 def shortcuts_allowed():
     """True when a shortcut that makes an op without ``Function.apply`` (``operators.py``,
-    ``matmul.py``) may run: this apply is in place (no profiler or capture wraps it), no
-    autocast region would cast the op's inputs, and the backend is one this tier knows
-    (a learner's own backend must see every array operation)."""
-    return (_FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
-            and _function._autocast_hook is None
-            and backends.current.__class__ in KNOWN_BACKENDS)
+    ``matmul.py``) may run: ``tier_in_charge()``, and no autocast region would cast the
+    op's inputs."""
+    return _function._autocast_hook is None and tier_in_charge()
 
 #: Function class -> a forward that computes exactly what the class's forward computes,
 #: faster (filled by ``arithmetic.py`` of this tier)

@@ -32,8 +32,7 @@ from ..amp import autocast_mode
 from ..autograd import function as _function, grad_mode
 from ..autograd.function import BackwardNode, _sequence
 from ..ops import shape as reference
-from .apply import _FUNCTION_ATTRIBUTES, _NO_EDGE, FAST_APPLY, KNOWN_BACKENDS, shared_tuple, \
-    single_meta
+from .apply import _NO_EDGE, shared_tuple, single_meta, tier_in_charge
 from .float_errors import ignore_float_errors, restore_float_errors
 from .leaf_edges import leaf_edge
 
@@ -56,14 +55,13 @@ def to_dtype(input, dtype):
     hook = _function._autocast_hook
     if not (dtype in _FLOATS and input._dtype in _FLOATS and x.__class__ is ndarray
             and input._device is CPU and isinstance(input, Tensor)
-            # ``apply.shortcuts_allowed`` for a cast: the fast ``apply`` in place, a backend
-            # this tier knows, and no autocast hook -- or autocast's own, while its policy
-            # leaves ``ToDtype``'s arguments alone (its tables never list ``ToDtype``: a
-            # cast is how it casts), which is what ``apply`` would then hand the forward
-            and _FUNCTION_ATTRIBUTES["apply"] is FAST_APPLY
+            # ``apply.shortcuts_allowed`` for a cast: no autocast hook -- or autocast's own,
+            # while its policy leaves ``ToDtype``'s arguments alone (its tables never list
+            # ``ToDtype``: a cast is how it casts), which is what ``apply`` would then hand
+            # the forward -- and this tier in charge
             and (hook is None or (hook is _autocast_caster
                                   and _ToDtype not in _autocast_state.active))
-            and backends.current.__class__ in KNOWN_BACKENDS):
+            and tier_in_charge()):
         return reference_to_dtype(input, dtype)
     recorded = input._requires_grad and _state.enabled
     if recorded:  # the node first, as apply makes it before forward runs

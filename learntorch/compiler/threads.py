@@ -1,9 +1,10 @@
 """One thread or all of them: when a generated kernel is long enough to share.
 
 A kernel written with ``prange`` splits its outer loop across Numba's threads.  Waking
-the sleeping threads costs tens of microseconds, so it pays only for a long kernel: the
-GELU of a 128 x 256 layer (about 7 ns an element on one thread: 0.2 ms) gains from a
-second core, its ReLU (a fraction of a nanosecond an element) would only wait for it.
+the sleeping threads costs tens of microseconds, so it pays only for a long kernel: a
+softmax of 1024 x 1024 (about 0.5 ms on one thread) gains from a second core, while the
+GELU of a 128 x 256 layer (about 1 ns an element: 35 us) or its ReLU (a fraction of a
+nanosecond an element) would mostly wait for it.
 
 The Numba backend makes the same choice for its own kernels, from a table measured on
 the machine (``backends/numba_cpu/tuning.json``, written by ``python -m

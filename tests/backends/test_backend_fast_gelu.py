@@ -15,6 +15,7 @@ from learntorch.backends.numba_cpu import activations
 from learntorch.backends.numba_cpu.fast_gelu import TOP, fast_gelu
 
 mpmath = pytest.importorskip("mpmath")
+from ulps import ulps_from_exact  # noqa: E402  (it needs mpmath)
 
 
 def gelu_kernel(x):
@@ -30,10 +31,7 @@ def exact_gelu(x):
 
 
 def float32_ulps_from_exact(x, got):
-    exact = exact_gelu(x)
-    spacing = np.spacing(np.abs(np.array([float(e) for e in exact], dtype=np.float32)))
-    return np.array([float(abs(mpmath.mpf(float(g)) - e)) for g, e in zip(got, exact)]) \
-        / spacing.astype(np.float64)
+    return ulps_from_exact(got, exact_gelu(x), np.float32)
 
 
 def test_float32_gelu_is_within_8_units_of_the_exact_value():
