@@ -81,3 +81,19 @@ def test_a_layer_the_user_names_is_obeyed():
         print(loader.threading_choice()["layer"], numba.config.THREADING_LAYER)
     """, NUMBA_THREADING_LAYER="workqueue")
     assert out.split() == ["workqueue", "workqueue"]
+
+
+def test_threads_asked_for_before_any_kernel_module_loads_still_get_the_chosen_layer():
+    """Setting Numba's thread count starts its threads: ``use_threads`` first chooses the
+    layer, or a layer that asks for threads before loading its kernels gets Numba's default
+    (torch's OpenMP runtime)."""
+    out = run_python("""
+        import torch
+        torch.ones(4).sum()
+        from learntorch.backends.numba_cpu import loader
+        loader.use_threads(10 ** 9)   # a long call: every thread, before any kernel module
+        import numba
+        print(loader.threading_choice()["layer"], numba.threading_layer(), loader.threading_choice()["reason"])
+    """, _replace_env={k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"})
+    layer, running, reason = out.split(None, 2)
+    assert layer == running and "OpenMP runtime is loaded" in reason

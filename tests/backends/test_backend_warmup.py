@@ -9,7 +9,7 @@ import learntorch
 from learntorch.backends.numba_cpu import NumbaBackend, loader
 
 FAMILIES = ("activations", "arithmetic", "reduction", "softmax", "teaching_matmul",
-            "pool_kernels", "col2im_kernels", "cross_entropy", "optim_kernels", "bfloat16_casts",
+            "pool_kernels", "im2col_kernels", "col2im_kernels", "cross_entropy", "optim_kernels", "bfloat16_casts",
             "bfloat16_layers")
 # serial by design: a classifier's batch is far too small to repay waking a second thread,
 # an optimizer update and a float32 <-> bfloat16 conversion are memory-bound (and must stay

@@ -8,10 +8,11 @@ Files, one idea each:
 * ``softmax.py``      -- row kernels: softmax, log_softmax, their backward, logsumexp;
 * ``arithmetic.py``   -- add / sub / mul / div of large same-shape arrays on all cores;
 * ``reduction.py``    -- sum over trailing dimensions, SIMD running sums;
-* ``pool_kernels.py`` / ``col2im_kernels.py`` -- max pooling, and the convolution's
-  col2im; ``pooling_backend.py`` / ``conv_backend.py`` are the backend methods that run
-  them (``layer_dispatch.py`` decides when), and the convolution's faster product layout
-  with scratch memory reused between calls (``workspace.py``);
+* ``pool_kernels.py`` / ``im2col_kernels.py`` / ``col2im_kernels.py`` -- max pooling,
+  and the convolution's window copy and its scatter-add; ``pooling_backend.py`` /
+  ``conv_backend.py`` are the backend methods that run them (``layer_dispatch.py``
+  decides when), and the convolution's faster product layout with scratch memory reused
+  between calls (``workspace.py``);
 * ``cross_entropy.py`` -- cross-entropy with class-number targets, forward and backward
   in one loop each (``losses_backend.py`` overrides the loss family's rows with them);
 * ``optim_kernels.py`` -- the optimizer updates fused into one loop each

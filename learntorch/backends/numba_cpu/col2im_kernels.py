@@ -9,9 +9,10 @@ each plane is finished in one go while it sits in cache, borders are handled
 by computing once which windows a tap reaches (no padded buffer, no crop),
 and the planes are spread over the threads: ~200 us on one thread.
 
-(The forward copy, im2col, stays with numpy: written the same way it measured
-~1.5x *slower* than numpy's strided copy -- rows of 14 floats are too short
-for the vector loop, and creating a slice per row costs more than it saves.)
+(The forward copy, im2col, written the same way -- a slice per row -- measured
+~1.5x *slower* than numpy's strided copy: rows of 14 floats are too short for a
+slice to pay for itself.  ``im2col_kernels.py`` indexes flat arrays with unsigned
+offsets instead; here the slices stay, the scatter-add being the cheaper half.)
 
 Contract:
 

@@ -15,10 +15,12 @@ into that order, into scratch arrays reused from call to call (``workspace.py``)
 the course's CNN that saved ~2 ms of a 5 ms training step in page faults.  The sums
 run in another order than the reference's, so the two agree within float rounding.
 
-**col2im** (the input gradient's scatter-add, ``col2im_kernels.py``) runs compiled for
-large float arrays: on (32, 8, 14, 14) float32 with 3x3 windows, one thread, ~200 us
-against numpy's ~350 us.  The input gradient's product itself stays the reference's
-(one batched product per image, then col2im).
+**The window copy** (im2col, ``im2col_kernels.py``) and **col2im** (the input
+gradient's scatter-add, ``col2im_kernels.py``) run compiled for large float arrays: the
+copy of (32, 8, 14, 14) float32 with 3x3 windows takes ~135 us on one thread against
+numpy's ~194 us for the padded image and its strided copy, col2im ~200 us against ~350
+us.  Other dtypes and small arrays take numpy's copy.  The input gradient's product
+itself stays the reference's (one batched product per image, then col2im).
 """
 import numpy as np
 
@@ -34,7 +36,7 @@ class NumbaConv(LayerKernels):
             return super().conv2d(x, weight, bias, g, groups)
         n, o = x.shape[0], weight.shape[0]
         pixels = g.out[0] * g.out[1]
-        cols = _window_columns(x, g, groups)                       # (G, Cg*kh*kw, N*L)
+        cols = self._window_columns(x, g, groups)                  # (G, Cg*kh*kw, N*L)
         wm = weight.reshape(groups, o // groups, weight[0].size)   # (G, O/G, Cg*kh*kw)
         # sizes spelled out: numpy cannot infer a "-1" when another size is 0
         by_channel = self.matmul(wm, cols).reshape(o, n, pixels)
@@ -50,7 +52,7 @@ class NumbaConv(LayerKernels):
             return super().conv2d_backward_weight(grad, x, g, groups)
         n, o = grad.shape[:2]
         pixels = g.out[0] * g.out[1]
-        cols = _window_columns(x, g, groups)                       # (G, Cg*kh*kw, N*L)
+        cols = self._window_columns(x, g, groups)                  # (G, Cg*kh*kw, N*L)
         # dW = g @ cols^T over the whole batch at once: g reordered to (G, O/G, N*L)
         by_channel = np.ascontiguousarray(
             grad.reshape(n, groups, o // groups, pixels).transpose(1, 2, 0, 3)).reshape(
@@ -70,17 +72,22 @@ class NumbaConv(LayerKernels):
                       dx.reshape((n * c,) + g.size))
         return dx
 
+    def _window_columns(self, a, g, groups):
+        """im2col of ``a`` laid out channel-major: (G, Cg*kh*kw, N*Ho*Wo), one column per
+        window of every image, so that one matrix product per group covers the whole batch.
 
-def _window_columns(a, g, groups):
-    """im2col of ``a`` laid out channel-major: (G, Cg*kh*kw, N*Ho*Wo), one column per
-    window of every image, so that one matrix product per group covers the whole batch.
-
-    The windows are copied straight into that order (no second reordering copy) in
-    reused scratch arrays: the result never escapes the caller.
-    """
-    n, c = a.shape[:2]
-    pad = scratch("conv.padded", (n, c) + g.buffer, a.dtype) if g.padded else None
-    by_row = scratch("conv.cols", (c,) + g.kernel + (n,) + g.out, a.dtype)
-    np.copyto(by_row.transpose(3, 0, 1, 2, 4, 5), windows(padded(a, g, out=pad), g))
-    rows = (c // groups) * g.kernel[0] * g.kernel[1]
-    return by_row.reshape(groups, rows, n * g.out[0] * g.out[1])  # sizes spelled out: may be 0
+        The windows are copied straight into that order (no second reordering copy) in a
+        reused scratch array: the result never escapes the caller.
+        """
+        n, c = a.shape[:2]
+        by_row = scratch("conv.cols", (c,) + g.kernel + (n,) + g.out, a.dtype)
+        if self._layer_kernel_serves("im2col", by_row):
+            module = kernels("im2col_kernels")
+            self._layer_threads("im2col", by_row)
+            module.im2col(np.ascontiguousarray(a), *g.kernel, *g.stride, *g.pad, *g.dilation,
+                          by_row)
+        else:
+            pad = scratch("conv.padded", (n, c) + g.buffer, a.dtype) if g.padded else None
+            np.copyto(by_row.transpose(3, 0, 1, 2, 4, 5), windows(padded(a, g, out=pad), g))
+        rows = (c // groups) * g.kernel[0] * g.kernel[1]
+        return by_row.reshape(groups, rows, n * g.out[0] * g.out[1])  # sizes spelled out: may be 0

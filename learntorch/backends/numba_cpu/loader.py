@@ -196,10 +196,15 @@ def thread_cap():
 def use_threads(single_thread_ns):
     """Set the threads of the next kernel call from its expected one-thread time (ns).
 
-    Call it right before a kernel (whose module ``kernels()`` has loaded, so
-    Numba is imported); it costs a few attribute look-ups when nothing changes.
+    Call it right before a kernel; it costs a few attribute look-ups when nothing
+    changes.  Setting Numba's thread count starts its threads, so the threading layer is
+    chosen here first if no kernel module has been loaded yet (a layer asking for threads
+    before it loads its kernels would otherwise get Numba's default layer, torch's
+    spinning OpenMP when torch is loaded).
     """
     import numba
+    if _choice is None:
+        choose_threading_layer()
     wanted = numba.config.NUMBA_NUM_THREADS if single_thread_ns >= PARALLEL_MIN_NS \
         and not (_choice and _choice["serial"]) else 1
     if _thread_cap is not None:

@@ -22,7 +22,8 @@ The keys:
   the other way round: the multiply-adds from which a bfloat16 product leaves its kernel
   for float32 BLAS (``bfloat16_backend.py``);
 * ``layer_ns_per_element`` -- the same as ``ns_per_element`` for the layers' kernels
-  (forward: per element of the input, backward: of the gradient).
+  (forward: per element of the input, backward: of the gradient; ``im2col``: of the
+  columns it writes).
 """
 import json
 import os
@@ -50,13 +51,13 @@ DEFAULTS = {
     },
     "parallel_min_ns": 120_000,
     "layer_min_sizes": {
-        "max_pool2d": 4_096, "col2im": 4_096, "cross_entropy": 1_024,
+        "max_pool2d": 4_096, "col2im": 4_096, "im2col": 4_096, "cross_entropy": 1_024,
         "sgd": 30_000, "adam": 10_000, "rmsprop": 10_000, "adagrad": 10_000,
         "quantized_matmul": 4_096, "quantize_per_tensor": 1_024, "dequantize_matmul": 1_024,
         "bfloat16_matmul_blas": 2_000_000,
     },
     "layer_ns_per_element": {
-        "max_pool2d": 0.8, "max_pool2d_backward": 0.45, "col2im": 0.3,
+        "max_pool2d": 0.8, "max_pool2d_backward": 0.45, "col2im": 0.3, "im2col": 0.3,
     },
 }
 

@@ -41,7 +41,7 @@ def _calls(dtype):
 
 
 def _layer_calls(dtype):
-    """The layers' kernels (max pooling, conv's col2im, cross-entropy), with the argument
+    """The layers' kernels (max pooling, conv's im2col and col2im, cross-entropy), with the argument
     types the layers pass: (planes, H, W) arrays and Python ints for the window geometry."""
     planes = np.linspace(-1, 1, 32).astype(dtype).reshape(2, 4, 4)
     out, at = np.empty((2, 2, 2), dtype), np.empty((2, 2, 2), np.int64)
@@ -53,6 +53,8 @@ def _layer_calls(dtype):
            (out.reshape(2, 4), np.zeros((2, 4), np.int64), np.zeros((2, 16), dtype)))
     cols = np.ones((2, 3, 3, 4, 4), dtype)
     yield "col2im", "col2im_kernels", "col2im", (cols, 3, 3, 1, 1, 1, 1, 1, 1, np.empty_like(planes))
+    yield ("im2col", "im2col_kernels", "im2col",
+           (planes.reshape(1, 2, 4, 4), 3, 3, 1, 1, 1, 1, 1, 1, np.empty((2, 3, 3, 1, 4, 4), dtype)))
     logits, classes = planes.reshape(8, 4), np.arange(8, dtype=np.int64) % 4
     yield ("cross_entropy", "cross_entropy", "cross_entropy_rows",
            (logits, classes, -100, np.empty_like(logits), np.empty(8, dtype)))
