@@ -57,7 +57,7 @@ DEFAULTS = {
         "bfloat16_matmul_blas": 2_000_000,
     },
     "layer_ns_per_element": {
-        "max_pool2d": 0.8, "max_pool2d_backward": 0.45, "col2im": 0.3, "im2col": 0.3,
+        "max_pool2d": 0.45, "max_pool2d_backward": 0.45, "col2im": 0.3, "im2col": 0.3,
     },
 }
 
