@@ -15,8 +15,8 @@ from test_backend_dispatch import run_python
 
 pytest.importorskip("torch")  # the other library whose runtime we must not share
 
-# a kernel served by every layer: max pooling of 32x8 planes of 28x28, long enough on one
-# thread (~160 us) to use every thread when the choice allows it; its values and indices
+# a kernel served by every layer: max pooling of 32x16 planes of 56x56, long enough on one
+# thread (~0.7 ms) to use every thread when the choice allows it; its values and indices
 # must be the numpy reference's
 POOL_AND_REPORT = """
     import json, sys
@@ -25,7 +25,7 @@ POOL_AND_REPORT = """
     import learntorch
     from learntorch import backends
     from learntorch.backends.numba_cpu import loader
-    x = np.random.default_rng(0).standard_normal((32, 8, 28, 28)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((32, 16, 56, 56)).astype(np.float32)
     x[0, 0, :2, :2] = np.nan
     def pool(name):
         with backends.use(name):

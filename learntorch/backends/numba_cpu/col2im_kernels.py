@@ -7,12 +7,9 @@ image (14 floats on the course CNN's second layer), then crops the border
 off: on (32, 8, 14, 14) float32 with 3x3 windows, one thread, ~350 us.  Here
 each plane is finished in one go while it sits in cache, borders are handled
 by computing once which windows a tap reaches (no padded buffer, no crop),
-and the planes are spread over the threads: ~200 us on one thread.
+and the planes are spread over the threads: ~120 us on one thread.
 
-(The forward copy, im2col, written the same way -- a slice per row -- measured
-~1.5x *slower* than numpy's strided copy: rows of 14 floats are too short for a
-slice to pay for itself.  ``im2col_kernels.py`` indexes flat arrays with unsigned
-offsets instead; here the slices stay, the scatter-add being the cheaper half.)
+(The forward copy, im2col, is ``im2col_kernels.py``, written the same way.)
 
 Contract:
 
@@ -26,7 +23,7 @@ Contract:
 * thread layout: ``prange`` over planes, so each thread owns whole planes and
   writes only its own planes of ``dx`` -- no two threads touch the same element.
 """
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 _KERNEL = dict(parallel=True, cache=True, error_model="numpy", boundscheck=False)
 
@@ -52,30 +49,30 @@ def col2im(cols, kh, kw, sh, sw, ph, pw, dh, dw, dx):
     The adjoint of ``im2col``: where windows overlap, a pixel collects one
     term per window that covers it.  Padding positions receive nothing.
 
-    Why the inner loops run over 1-D slices with an index ``k`` counting from 0:
-    Numba then knows no index is negative and emits a plain loop; with a
-    computed index such as ``dx_flat[line + ow]`` it adds a negative-index test
-    to every access, which measured ~5x slower on 14-pixel rows.
+    Why the arrays are indexed flat with unsigned offsets: with a signed computed
+    index such as ``line[ow + w0]`` Numba adds a negative-index test to every
+    access (~5x slower on 14-pixel rows), and a slice per row (``plane[h, w0:]``,
+    which avoids the test) costs a view each: ~280 us on one thread on (32, 8, 14,
+    14) float32 with 3x3 windows.  An unsigned offset cannot be negative: ~120 us.
     """
     n_planes, height, width = dx.shape
     n_oh, n_ow = cols.shape[3], cols.shape[4]
+    src, dst = cols.ravel(), dx.ravel()
     for p in prange(n_planes):
-        plane = dx[p]
-        for h in range(height):
-            line = plane[h]
-            for k in range(width):
-                line[k] = 0
+        plane_at = uint64(p * height * width)
+        for k in range(height * width):
+            dst[plane_at + uint64(k)] = 0
         for i in range(kh):
             oh_lo, oh_hi, h0 = _reach(i, n_oh, height, sh, ph, dh)
             for j in range(kw):
                 ow_lo, ow_hi, w0 = _reach(j, n_ow, width, sw, pw, dw)
-                tap = cols[p, i, j]
+                tap_at = uint64(((p * kh + i) * kw + j) * n_oh * n_ow)
                 for oh in range(oh_lo, oh_hi):
-                    inside = tap[oh, ow_lo:ow_hi]
-                    line = plane[oh * sh + h0, ow_lo * sw + w0:]
+                    source = tap_at + uint64(oh * n_ow + ow_lo)
+                    target = plane_at + uint64((oh * sh + h0) * width + ow_lo * sw + w0)
                     if sw == 1:
-                        for k in range(inside.size):
-                            line[k] += inside[k]
+                        for k in range(ow_hi - ow_lo):
+                            dst[target + uint64(k)] += src[source + uint64(k)]
                     else:
-                        for k in range(inside.size):
-                            line[k * sw] += inside[k]
+                        for k in range(ow_hi - ow_lo):
+                            dst[target + uint64(k * sw)] += src[source + uint64(k)]

@@ -19,8 +19,8 @@ thread.  Measured on the course CNN's layers, float32, 3x3 windows, padding 1:
 Why the arrays are indexed flat with unsigned offsets: Numba adds a negative-index test
 to every access with a signed computed index (``row[k + w0]``), and a slice per row
 (``plane[h, w0:]``) costs a view each; either way the first version of this kernel was
-~1.5x *slower* than numpy (col2im_kernels.py says why it takes the slices).  An unsigned
-offset cannot be negative, so the copy loops compile to plain vector moves.
+~1.5x *slower* than numpy.  An unsigned offset cannot be negative, so the copy loops
+compile to plain vector moves (``col2im_kernels.py`` does the same).
 
 Contract:
 
