@@ -103,7 +103,17 @@ def measure():
             ratios.append((middle - start) / (time.perf_counter() - middle))
         results[name] = ratios
     print(json.dumps({"commit": _commit(Path(learntorch.__file__).parent.parent),
-                      "ratios": results}))
+                      "ratios": results, "layer": _threading_layer()}))
+
+
+def _threading_layer():
+    """The threading layer Numba's parallel kernels ran on in this process ("none" if none
+    ran): trees that choose differently meet torch's threads differently."""
+    import numba
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel kernel was launched
+        return "none"
 
 
 def _commit(tree):
@@ -144,6 +154,12 @@ def report(runs, base, this, rounds, command):
                 median, low, high = _summary(run["ratios"][name])
                 cells.append(f"{median:.2f}× ({low:.2f}–{high:.2f})")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    layers = {tree: sorted({run.get("layer", "?") for run in runs[tree]}) for tree in (base, this)}
+    lines += ["", f"Numba's threading layer: before {', '.join(layers[base])}; after "
+                  f"{', '.join(layers[this])}."]
+    if layers[base] != layers[this]:
+        lines[-1] += ("  The layers differ: `learntorch/backends/numba_cpu/loader.py` says what "
+                      "each costs a kernel called right after a PyTorch op, as here.")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     if load:
         lines += ["", f"Load average at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "

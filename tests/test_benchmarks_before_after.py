@@ -30,3 +30,15 @@ def test_the_regenerated_page_keeps_the_committed_table():
         assert any("leaves accumulate" in line for line in section)
     else:
         assert section == []
+
+
+def test_the_table_names_each_trees_threading_layer_and_points_to_the_cost_when_they_differ():
+    before, after = Path("before"), Path("after")
+
+    def run(layer):
+        return dict(_run("c", [1.0] * 3, [1.0] * 3), layer=layer)
+    differ = report({before: [run("omp")], after: [run("tbb")]}, before, after, 1, "cmd")
+    assert "Numba's threading layer: before omp; after tbb." in differ
+    assert "loader.py" in differ
+    same = report({before: [run("tbb")], after: [run("tbb")]}, before, after, 1, "cmd")
+    assert "before tbb; after tbb." in same and "loader.py" not in same

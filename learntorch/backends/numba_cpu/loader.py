@@ -50,6 +50,19 @@ why (``threading_choice()``):
 
 ``NUMBA_THREADING_LAYER`` set by you is obeyed.
 
+What the ``tbb`` choice still costs next to torch.  torch's workers keep spinning for
+milliseconds after each of *its* parallel calls (its runtime was started with the
+default wait policy), and on a 2-core machine a spinning worker holds one of the two
+cores.  A kernel called right after a torch op then runs as if on one core, whatever
+its thread count: a 1024 x 1024 softmax took 0.52-0.58 ms right after torch's softmax,
+0.27 ms on its own and 0.51 ms on one thread (torch's own: 0.31 ms).  On ``omp`` the
+same softmax shares torch's spinning team and takes ~0.3 ms -- but the CNN training
+step, whose kernels alternate with numpy's BLAS threads, took 16 ms there against 3.7
+ms on ``tbb``.  Only code that calls torch and learntorch in turn, op by op, meets the
+first cost (``benchmarks/before_after.py`` measures exactly that); setting
+``OMP_WAIT_POLICY=PASSIVE`` before ``import torch`` makes torch's workers sleep and
+removes it (the softmax pair then measured 0.88-0.99x torch's time).
+
 One thread unless the work is long.  Waking the sleeping workers for a
 parallel loop costs tens of microseconds (on the 2-core machine of
 BENCHMARKS.md: 8-55 us per call, about 50 us typically), while a relu over
