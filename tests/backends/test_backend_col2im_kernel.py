@@ -15,6 +15,7 @@ from learntorch.backends import NumbaBackend, NumpyBackend
 from learntorch.backends.geometry import Geometry
 from learntorch.backends.numba_cpu import conv_backend
 from learntorch.backends.numba_cpu.loader import kernels
+from kernel_spy import spy_on_kernel
 from window_geometries import window_geometries
 
 col2im = NumpyBackend().col2im   # the reference
@@ -54,15 +55,7 @@ def test_col2im_runs_the_kernel_for_large_float_arrays_only(monkeypatch):
     assert big.size >= backend.layer_min_sizes["col2im"] and serves("col2im", big)
     assert not serves("col2im", big[:1, :1, :1, :1])      # small: numpy
     assert not serves("col2im", big.astype(np.float16))   # float16: numpy
-    calls = []
-    real = kernels("col2im_kernels")
-
-    class Spy:
-        @staticmethod
-        def col2im(*args):
-            calls.append(args[0].shape)
-            return real.col2im(*args)
-    monkeypatch.setattr(conv_backend, "kernels", lambda family: Spy)
+    calls = spy_on_kernel(monkeypatch, conv_backend, "col2im_kernels", "col2im")
     dx = backend.col2im(big, g)
     assert calls == [(32, 3, 3, 14, 14)]
     backend.col2im(big[:1, :1, :1, :1], g)

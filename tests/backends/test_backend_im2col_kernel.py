@@ -16,6 +16,7 @@ from learntorch.backends import NumbaBackend, NumpyBackend
 from learntorch.backends.geometry import Geometry
 from learntorch.backends.numba_cpu import conv_backend
 from learntorch.backends.numba_cpu.loader import kernels
+from kernel_spy import spy_on_kernel
 from window_geometries import window_geometries
 
 im2col = NumpyBackend().im2col   # the reference: (N, C, kh, kw, Ho, Wo)
@@ -58,15 +59,7 @@ def test_conv_runs_the_kernel_for_large_float_arrays_only(monkeypatch):
     g = Geometry((14, 14), (3, 3), (1, 1), (1, 1), (1, 1), (14, 14))
     x = np.random.default_rng(1).standard_normal((4, 8, 14, 14)).astype(np.float32)
     w = np.random.default_rng(2).standard_normal((16, 8, 3, 3)).astype(np.float32)
-    calls = []
-    real = kernels("im2col_kernels")
-
-    class Spy:
-        @staticmethod
-        def im2col(*args):
-            calls.append(args[0].shape)
-            return real.im2col(*args)
-    monkeypatch.setattr(conv_backend, "kernels", lambda family: Spy)
+    calls = spy_on_kernel(monkeypatch, conv_backend, "im2col_kernels", "im2col")
     out = backend.conv2d(x, w, None, g, 1)
     assert calls == [(4, 8, 14, 14)]
     np.testing.assert_allclose(out, NumpyBackend().conv2d(x, w, None, g, 1), rtol=1e-5, atol=1e-5)
