@@ -18,7 +18,8 @@ The values are the reference's bit for bit; what it saves per call:
 float matrices that the tape does not record is, through ``matmul``, ``Mm.apply``, the fast
 ``apply`` and ``mm_forward``, ``np.matmul`` between numpy's float-error switches, wrapped in
 a new tensor: done here in those steps when ``apply.shortcuts_allowed()`` (no profiler or
-capture wraps ``Function.apply``, no autocast region) and the backend's matmul is numpy's.
+capture wraps ``Function.apply``, no autocast region) and the backend's matmul is numpy's
+for these arrays.
 Anything else goes to ``matmul``.
 (Together, a 4x4 product's cost above numpy's fell from 6.1 to 2.4 us of CPU time.)
 """
@@ -29,13 +30,16 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import linalg as reference
+from ..backends.numba_cpu import NumbaBackend
 from ..backends.reference import NumpyBackend
 from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple, shortcuts_allowed
 from .float_errors import ignore_float_errors, restore_float_errors
 
-#: the numpy backend's matmul: ``np.matmul``, inside opmath's wrapper, which changes only
-#: bfloat16 arrays (numpy kind "V": numpy's own floats are kind "f")
-_NUMPY_MATMUL = NumpyBackend.matmul
+#: the backend matmuls that are ``np.matmul`` for numpy's own floats (kind "f"): the numpy
+#: backend's, inside opmath's wrapper, which changes only bfloat16 arrays (kind "V"), and
+#: the Numba backend's, which adds a kernel for bfloat16 matrices only
+#: (``bfloat16_backend.py``) and hands everything else to the numpy backend's
+_NUMPY_MATMULS = (NumpyBackend.matmul, NumbaBackend.matmul)
 
 
 def mm_forward(ctx, a, b):
@@ -48,7 +52,7 @@ def mm_forward(ctx, a, b):
         ctx.a_vec = ctx.b_vec = False  # Mm's operands are matrices
     x, y = a._data, b._data
     if (x.__class__ is np.ndarray and x.dtype.kind == "f" and y.__class__ is np.ndarray
-            and backends.current.__class__.matmul is _NUMPY_MATMUL):
+            and backends.current.__class__.matmul in _NUMPY_MATMULS):
         return Tensor._wrap(np.matmul(x, y))
     out = backends.current.matmul(x, y)
     return Tensor._wrap(out if out.__class__ is np.ndarray else reference.as_array(out))
@@ -71,7 +75,7 @@ def tensor_matmul(a, b):
                 and a._dtype is b._dtype and x.dtype.kind == "f"
                 and a._device is CPU and b._device is CPU  # (others: the device check)
                 and shortcuts_allowed()
-                and backends.current.__class__.matmul is _NUMPY_MATMUL):
+                and backends.current.__class__.matmul in _NUMPY_MATMULS):
             quiet = ignore_float_errors()
             try:
                 return Tensor._wrap(np.matmul(x, y))

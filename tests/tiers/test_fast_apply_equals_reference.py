@@ -112,3 +112,35 @@ def test_the_fast_unrecorded_product_still_meets_autocast_and_the_profiler():
         with learntorch.profiler.profile() as prof:
             a @ b
     assert "Mm" in prof.key_averages().table()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_the_fast_product_is_taken_on_both_engine_backends(backend, monkeypatch):
+    """For numpy's floats both engine backends' matmul is ``np.matmul`` (the Numba one adds
+    a bfloat16 kernel only), so the fast tier calls np.matmul itself on either: an
+    unrecorded ``a @ b`` without ``linalg.matmul`` and ``Function.apply``."""
+    from learntorch._fast import matmul as fast_matmul
+    a, b = learntorch.randn(4, 5), learntorch.randn(5, 3)
+    calls = []
+    real = fast_matmul.reference.matmul
+    monkeypatch.setattr(fast_matmul.reference, "matmul",
+                        lambda *args: calls.append(args) or real(*args))
+    with tiers.use("fast"), backends.use(backend):
+        np.testing.assert_array_equal((a @ b).numpy(), np.matmul(a.numpy(), b.numpy()))
+        assert calls == []
+        with learntorch.autocast("cpu"):  # (autocast must still see the op: the slow path)
+            a @ b
+        assert len(calls) == 1
+
+
+def test_the_recorded_fast_product_on_the_numba_backend_skips_the_backend_method(monkeypatch):
+    """A recorded ``a @ w`` on the Numba backend: ``mm_forward`` calls np.matmul, not the
+    backend's matmul (which would reach the numpy backend's through opmath)."""
+    from learntorch.backends.reference import NumpyBackend
+    a, w = learntorch.randn(4, 5), learntorch.randn(5, 3, requires_grad=True)
+    calls = []
+    real = NumpyBackend.matmul
+    monkeypatch.setattr(NumpyBackend, "matmul", lambda self, x, y: calls.append(1) or real(self, x, y))
+    with tiers.use("fast"), backends.use("numba"):
+        out = a @ w
+    assert calls == [] and out.grad_fn.name() == "MmBackward0"
