@@ -39,7 +39,7 @@ from .float_errors import ignore_float_errors, restore_float_errors
 #: backend's, inside opmath's wrapper, which changes only bfloat16 arrays (kind "V"), and
 #: the Numba backend's, which adds a kernel for bfloat16 matrices only
 #: (``bfloat16_backend.py``) and hands everything else to the numpy backend's
-_NUMPY_MATMULS = (NumpyBackend.matmul, NumbaBackend.matmul)
+NUMPY_MATMULS = (NumpyBackend.matmul, NumbaBackend.matmul)
 
 
 def mm_forward(ctx, a, b):
@@ -52,7 +52,7 @@ def mm_forward(ctx, a, b):
         ctx.a_vec = ctx.b_vec = False  # Mm's operands are matrices
     x, y = a._data, b._data
     if (x.__class__ is np.ndarray and x.dtype.kind == "f" and y.__class__ is np.ndarray
-            and backends.current.__class__.matmul in _NUMPY_MATMULS):
+            and backends.current.__class__.matmul in NUMPY_MATMULS):
         return Tensor._wrap(np.matmul(x, y))
     out = backends.current.matmul(x, y)
     return Tensor._wrap(out if out.__class__ is np.ndarray else reference.as_array(out))
@@ -75,7 +75,7 @@ def tensor_matmul(a, b):
                 and a._dtype is b._dtype and x.dtype.kind == "f"
                 and a._device is CPU and b._device is CPU  # (others: the device check)
                 and shortcuts_allowed()
-                and backends.current.__class__.matmul in _NUMPY_MATMULS):
+                and backends.current.__class__.matmul in NUMPY_MATMULS):
             quiet = ignore_float_errors()
             try:
                 return Tensor._wrap(np.matmul(x, y))

@@ -8,6 +8,8 @@ from hypothesis import given, settings, strategies as st
 import learntorch
 from learntorch import backends, tiers
 from learntorch._fast.apply import ARRAYS_ONLY, FAST_FORWARD
+from learntorch.nn import functional as F
+from learntorch.nn._functional import linear
 from learntorch.ops import activations, arithmetic, linalg, shape, unary
 
 from oracle import broadcastable_pair
@@ -34,6 +36,11 @@ PROGRAMS = {
                 lambda x, y: x.reshape(1, -1) @ x.reshape(-1, 1),
                 lambda x, y: learntorch.mm(y.reshape(-1, 1), x.reshape(1, -1)),
                 lambda x, y: x.reshape(-1, 1).mT @ x.reshape(-1, 1).expand(-1, 3)],
+    linear.Linear: [lambda x, y: F.linear(x.reshape(-1, 1), y.reshape(-1, 1)),
+                    lambda x, y: F.linear(x.reshape(-1, 1), y.reshape(-1, 1), y.reshape(-1)),
+                    lambda x, y: F.linear(x.reshape(1, -1, 1), y.reshape(-1, 1), y.reshape(-1)),
+                    lambda x, y: F.linear(x.reshape(-1), x.reshape(1, -1).expand(2, -1)),
+                    lambda x, y: F.linear(y.reshape(-1, 1), x.reshape(-1, 1).mT.mT)],
     shape.ToDtype: [lambda x, y: x.to(learntorch.float16), lambda x, y: x.bfloat16(),
                     lambda x, y: x.to(learntorch.float32 if x.dtype == learntorch.float64
                                       else learntorch.float64)],
@@ -52,9 +59,14 @@ def _graph(t):
         return None
     saved = [None if s is None else (s.shape, s.dtype.name, np.asarray(s.detach()).tobytes())
              for s in (node._saved or ())]
+    # what forward wrote into the node for backward (shapes, flags, numbers; the saved
+    # outputs' weak references are compared through ``saved``)
+    written = sorted((k, v) for k, v in getattr(node, "__dict__", {}).items()
+                     if isinstance(v, (tuple, bool, int, float, str, type(None)))
+                     and k != "_saved_outputs")
     return (node.name(), [(type(n).__name__, nr) for n, nr in node.next_functions],
             node.needs_input_grad, node._input_meta, node._output_meta,
-            saved, node.constants)
+            saved, node.constants, written)
 
 
 def _run(tier, program, a, b, y_requires_grad):
