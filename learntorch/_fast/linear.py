@@ -7,7 +7,7 @@ the numpy or Numba backend that method is ``LinearFamily.linear``: the input's l
 dims merged, ``np.matmul`` with the weight's transposed view (the Numba backend's
 ``matmul`` is numpy's for these dtypes: ``matmul.py``), the bias added in place.  Those
 calls are made here directly, in the same order, so the values are the reference's bit
-for bit.  What it saves per call, about a fifth of a Linear layer's Python time:
+for bit.  What it saves per call (``nn.Linear(16, 8)`` on a 4x16 batch: 13.5 -> 9.7 us):
 
 * five backend calls deep (``linear``, the bfloat16 checks of ``linear`` and ``matmul``,
   opmath's wrapper, ``as_array``) become one ``np.matmul`` and one ``np.add``;
