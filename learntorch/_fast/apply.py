@@ -137,6 +137,14 @@ def shared_tuple(t):
     return found
 
 
+def save_pair(ctx, first, second):
+    """``ctx.save_for_backward(first, second)`` written into the node's slots, with a shared
+    tuple of versions (either may be None: an operand no asked-for gradient reads)."""
+    ctx._saved = (first, second)
+    ctx._saved_versions = shared_tuple((0 if first is None else first._version_counter[0],
+                                        0 if second is None else second._version_counter[0]))
+
+
 _metas = {}  # (shape, dtype) -> ((shape, dtype),): the meta and the 1-tuple holding it
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes, backends
 from .._tensor import Tensor
 from ..ops import arithmetic as reference
-from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple
+from .apply import ARRAYS_ONLY, FAST_FORWARD, save_pair, shared_tuple
 
 _constants = {}  # (number, numpy dtype) -> read-only 0-d array
 
@@ -69,9 +69,7 @@ def _save(ctx, a, b):
     if ta is None and tb is None:
         ctx._saved, ctx._saved_versions = NOTHING_SAVED, _NO_VERSIONS
     else:
-        ctx._saved = (ta, tb)
-        ctx._saved_versions = shared_tuple((0 if ta is None else ta._version_counter[0],
-                                            0 if tb is None else tb._version_counter[0]))
+        save_pair(ctx, ta, tb)
     ctx.constants = shared_tuple((None if isinstance(a, Tensor) else a,
                                   None if isinstance(b, Tensor) else b))
 

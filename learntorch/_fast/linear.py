@@ -19,8 +19,6 @@ for bit.  What it saves per call (``nn.Linear(16, 8)`` on a 4x16 batch: 13.5 -> 
 Anything else -- bfloat16 (the Numba backend's kernel), device arrays, a learner's
 backend -- runs the reference's backend call.
 """
-import math
-
 import numpy as np
 
 from .. import backends
@@ -28,7 +26,7 @@ from .._tensor import Tensor
 from ..backends.numba_cpu import NumbaBackend
 from ..backends.reference import NumpyBackend, as_array
 from ..nn._functional import linear as reference
-from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple
+from .apply import ARRAYS_ONLY, FAST_FORWARD, save_pair
 from .matmul import NUMPY_MATMULS
 
 #: the backend ``linear`` methods that are ``LinearFamily.linear`` for numpy's own floats
@@ -41,20 +39,16 @@ _NUMPY_LINEARS = (NumpyBackend.linear, NumbaBackend.linear)
 def linear_forward(ctx, x, weight, bias):
     if ctx._edges:  # a recorded node (an _Unrecorded one has no edges): save as the reference
         needs = ctx.needs_input_grad
-        saved_x, saved_w = x if needs[1] else None, weight if needs[0] else None
-        ctx._saved = (saved_x, saved_w)
-        ctx._saved_versions = shared_tuple(
-            (0 if saved_x is None else x._version_counter[0],
-             0 if saved_w is None else weight._version_counter[0]))
+        save_pair(ctx, x if needs[1] else None, weight if needs[0] else None)
         ctx.x_shape, ctx.weight_shape = x._data.shape, weight._data.shape
         ctx.bias_shape = None if bias is None else bias._data.shape
     a, w = x._data, weight._data
     b = None if bias is None else bias._data
+    backend = backends.current.__class__
     if (a.__class__ is np.ndarray and a.dtype.kind == "f" and w.__class__ is np.ndarray
             and (b is None or b.__class__ is np.ndarray)
-            and backends.current.__class__.linear in _NUMPY_LINEARS
-            and backends.current.__class__.matmul in NUMPY_MATMULS):
-        rows = a if a.ndim == 2 else a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+            and backend.linear in _NUMPY_LINEARS and backend.matmul in NUMPY_MATMULS):
+        rows = a if a.ndim == 2 else reference._matrix(a)  # (the leading dims merged)
         out = np.matmul(rows, w.T)
         if a.ndim != 2:
             out = out.reshape(a.shape[:-1] + (w.shape[0],))

@@ -32,7 +32,7 @@ from ..autograd import grad_mode
 from ..ops import linalg as reference
 from ..backends.numba_cpu import NumbaBackend
 from ..backends.reference import NumpyBackend
-from .apply import ARRAYS_ONLY, FAST_FORWARD, shared_tuple, shortcuts_allowed
+from .apply import ARRAYS_ONLY, FAST_FORWARD, save_pair, shortcuts_allowed
 from .float_errors import ignore_float_errors, restore_float_errors
 
 #: the backend matmuls that are ``np.matmul`` for numpy's own floats (kind "f"): the numpy
@@ -45,10 +45,7 @@ NUMPY_MATMULS = (NumpyBackend.matmul, NumbaBackend.matmul)
 def mm_forward(ctx, a, b):
     if ctx._edges:  # a recorded node (an _Unrecorded one has no edges): save as the reference
         needs_a, needs_b = ctx.needs_input_grad
-        saved_a, saved_b = a if needs_b else None, b if needs_a else None
-        ctx._saved = (saved_a, saved_b)
-        ctx._saved_versions = shared_tuple((0 if saved_a is None else a._version_counter[0],
-                                            0 if saved_b is None else b._version_counter[0]))
+        save_pair(ctx, a if needs_b else None, b if needs_a else None)
         ctx.a_vec = ctx.b_vec = False  # Mm's operands are matrices
     x, y = a._data, b._data
     if (x.__class__ is np.ndarray and x.dtype.kind == "f" and y.__class__ is np.ndarray
