@@ -7,7 +7,7 @@ replaces and proven equal to it by ``tests/tiers/``:
 
 * ``apply.py`` -- ``Function.apply`` with cheap node construction (``FAST_FORWARD``
   and ``ARRAYS_ONLY`` for the hottest forwards, filled by ``arithmetic.py``,
-  ``matmul.py`` and ``linear.py``);
+  ``matmul.py``, ``linear.py`` and ``cross_entropy.py``);
 * ``operators.py`` -- ``Tensor``'s ``*`` and ``+`` in one call when recorded on plain operands;
 * ``leaf_edges.py`` -- a leaf's ``(AccumulateGrad, 0)`` edge made once, not at every use;
 * ``cast.py`` -- ``x.to(dtype)`` between floating dtypes in one call (autocast's casts);
@@ -15,6 +15,7 @@ replaces and proven equal to it by ``tests/tiers/``:
   ``array_backward.ARRAY_BACKWARD`` and gradient-buffer adoption;
 * ``matmul.py`` -- ``Mm``'s forward, and ``a @ b`` of two matrices the tape does not record;
 * ``linear.py`` -- ``Linear``'s forward (``F.linear``, ``nn.Linear``) in two numpy calls;
+* ``cross_entropy.py`` -- ``F.cross_entropy``'s forward for a classifier's (N, C) logits;
 * ``float_errors.py`` -- numpy's float-error switch without ``np.errstate``;
 * ``choose_qparams.py`` -- a dynamic quantized Linear's per-batch scale and zero point
   in Python floats where that is exact.
@@ -34,6 +35,7 @@ from .._tensor import Tensor as _Tensor
 from ..ops import activations as _activations, shape as _shape, unary as _unary
 from . import apply as _apply, arithmetic as _arithmetic, engine as _engine  # noqa: F401
 from . import choose_qparams as _choose_qparams, linear as _linear, matmul as _matmul
+from . import cross_entropy as _cross_entropy  # noqa: F401
 from . import cast as _cast, operators as _operators
 from .array_backward import ARRAY_BACKWARD  # noqa: F401
 

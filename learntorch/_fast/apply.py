@@ -50,6 +50,25 @@ def tier_in_charge():
             and backends.current.__class__ in KNOWN_BACKENDS)
 
 
+#: method name -> the functions the numpy and the Numba backend define for it, as learntorch
+#: made them (taken at import: a method replaced later, on a learner's subclass or on the
+#: engine's classes themselves, is not among them)
+_ENGINES_OWN = {}
+for _name in dir(NumbaBackend):
+    if not _name.startswith("__") and callable(getattr(NumbaBackend, _name)):
+        _ENGINES_OWN[_name] = tuple({getattr(NumpyBackend, _name, None),
+                                     getattr(NumbaBackend, _name)} - {None})
+
+
+def engines_own(backend_class, name):
+    """True when ``backend_class``'s method ``name`` is the numpy or the Numba backend's own:
+    what a fast forward that makes that method's numpy calls itself may replace (a
+    learner's backend that overrides the method must have it called).  Both engine
+    backends' ``matmul`` and ``linear``, for instance, are numpy's for numpy's own floats;
+    the Numba backend's add kernels for bfloat16 only (``bfloat16_backend.py``)."""
+    return getattr(backend_class, name) in _ENGINES_OWN.get(name, ())
+
+
 def shortcuts_allowed():
     """True when a shortcut that makes an op without ``Function.apply`` (``operators.py``,
     ``matmul.py``) may run: ``tier_in_charge()``, and no autocast region would cast the

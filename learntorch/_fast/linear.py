@@ -23,17 +23,9 @@ import numpy as np
 
 from .. import backends
 from .._tensor import Tensor
-from ..backends.numba_cpu import NumbaBackend
-from ..backends.reference import NumpyBackend, as_array
+from ..backends.reference import as_array
 from ..nn._functional import linear as reference
-from .apply import ARRAYS_ONLY, FAST_FORWARD, save_pair
-from .matmul import NUMPY_MATMULS
-
-#: the backend ``linear`` methods that are ``LinearFamily.linear`` for numpy's own floats
-#: (kind "f"): the numpy backend's, and the Numba backend's, whose override changes
-#: bfloat16 arrays only (``bfloat16_backend.py``); ``LinearFamily.linear`` calls the
-#: backend's ``matmul``, which must be numpy's too
-_NUMPY_LINEARS = (NumpyBackend.linear, NumbaBackend.linear)
+from .apply import ARRAYS_ONLY, FAST_FORWARD, engines_own, save_pair
 
 
 def linear_forward(ctx, x, weight, bias):
@@ -47,7 +39,9 @@ def linear_forward(ctx, x, weight, bias):
     backend = backends.current.__class__
     if (a.__class__ is np.ndarray and a.dtype.kind == "f" and w.__class__ is np.ndarray
             and (b is None or b.__class__ is np.ndarray)
-            and backend.linear in _NUMPY_LINEARS and backend.matmul in NUMPY_MATMULS):
+            # both engine backends' ``linear`` is ``LinearFamily.linear`` for numpy's own floats
+            # (the Numba backend's override changes bfloat16 only); it calls ``matmul``
+            and engines_own(backend, "linear") and engines_own(backend, "matmul")):
         rows = a if a.ndim == 2 else reference._matrix(a)  # (the leading dims merged)
         out = np.matmul(rows, w.T)
         if a.ndim != 2:

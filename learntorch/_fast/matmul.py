@@ -30,16 +30,13 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import linalg as reference
-from ..backends.numba_cpu import NumbaBackend
-from ..backends.reference import NumpyBackend
-from .apply import ARRAYS_ONLY, FAST_FORWARD, save_pair, shortcuts_allowed
+from .apply import ARRAYS_ONLY, FAST_FORWARD, engines_own, save_pair, shortcuts_allowed
 from .float_errors import ignore_float_errors, restore_float_errors
 
-#: the backend matmuls that are ``np.matmul`` for numpy's own floats (kind "f"): the numpy
-#: backend's, inside opmath's wrapper, which changes only bfloat16 arrays (kind "V"), and
-#: the Numba backend's, which adds a kernel for bfloat16 matrices only
-#: (``bfloat16_backend.py``) and hands everything else to the numpy backend's
-NUMPY_MATMULS = (NumpyBackend.matmul, NumbaBackend.matmul)
+# (``engines_own(backend, "matmul")``: the backend's matmul is ``np.matmul`` for numpy's own
+# floats (kind "f") -- the numpy backend's, inside opmath's wrapper, which changes only
+# bfloat16 arrays (kind "V"), and the Numba backend's, which adds a kernel for bfloat16
+# matrices only and hands everything else to the numpy backend's)
 
 
 def mm_forward(ctx, a, b):
@@ -49,7 +46,7 @@ def mm_forward(ctx, a, b):
         ctx.a_vec = ctx.b_vec = False  # Mm's operands are matrices
     x, y = a._data, b._data
     if (x.__class__ is np.ndarray and x.dtype.kind == "f" and y.__class__ is np.ndarray
-            and backends.current.__class__.matmul in NUMPY_MATMULS):
+            and engines_own(backends.current.__class__, "matmul")):
         return Tensor._wrap(np.matmul(x, y))
     out = backends.current.matmul(x, y)
     return Tensor._wrap(out if out.__class__ is np.ndarray else reference.as_array(out))
@@ -72,7 +69,7 @@ def tensor_matmul(a, b):
                 and a._dtype is b._dtype and x.dtype.kind == "f"
                 and a._device is CPU and b._device is CPU  # (others: the device check)
                 and shortcuts_allowed()
-                and backends.current.__class__.matmul in NUMPY_MATMULS):
+                and engines_own(backends.current.__class__, "matmul")):
             quiet = ignore_float_errors()
             try:
                 return Tensor._wrap(np.matmul(x, y))

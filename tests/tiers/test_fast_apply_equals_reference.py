@@ -9,7 +9,7 @@ import learntorch
 from learntorch import backends, tiers
 from learntorch._fast.apply import ARRAYS_ONLY, FAST_FORWARD
 from learntorch.nn import functional as F
-from learntorch.nn._functional import linear
+from learntorch.nn._functional import linear, loss_cross_entropy
 from learntorch.ops import activations, arithmetic, linalg, shape, unary
 
 from oracle import broadcastable_pair
@@ -41,10 +41,24 @@ PROGRAMS = {
                     lambda x, y: F.linear(x.reshape(1, -1, 1), y.reshape(-1, 1), y.reshape(-1)),
                     lambda x, y: F.linear(x.reshape(-1), x.reshape(1, -1).expand(2, -1)),
                     lambda x, y: F.linear(y.reshape(-1, 1), x.reshape(-1, 1).mT.mT)],
+    loss_cross_entropy.CrossEntropy: [
+        lambda x, y: F.cross_entropy(x.reshape(1, -1), _classes([0])),
+        lambda x, y: F.cross_entropy(x.reshape(-1, 1).expand(-1, 3), _classes(x.numel() * [2]),
+                                     reduction="sum"),
+        lambda x, y: F.cross_entropy(x.reshape(-1, 1).expand(-1, 2),
+                                     _classes([-100] + (x.numel() - 1) * [1])),
+        lambda x, y: F.cross_entropy(x.reshape(-1), _classes(0)),
+        lambda x, y: F.cross_entropy(x.reshape(1, -1), _classes([0]), label_smoothing=0.1),
+        lambda x, y: F.cross_entropy(x.reshape(-1, 1).expand(-1, 2), _classes(x.numel() * [1]),
+                                     reduction="none")],
     shape.ToDtype: [lambda x, y: x.to(learntorch.float16), lambda x, y: x.bfloat16(),
                     lambda x, y: x.to(learntorch.float32 if x.dtype == learntorch.float64
                                       else learntorch.float64)],
 }
+
+
+def _classes(numbers):
+    return learntorch.tensor(numbers, dtype=learntorch.int64)
 
 
 def test_every_fast_forward_and_arrays_only_op_has_programs_here():
@@ -61,12 +75,20 @@ def _graph(t):
              for s in (node._saved or ())]
     # what forward wrote into the node for backward (shapes, flags, numbers; the saved
     # outputs' weak references are compared through ``saved``)
-    written = sorted((k, v) for k, v in getattr(node, "__dict__", {}).items()
+    written = sorted((k, _comparable(v)) for k, v in getattr(node, "__dict__", {}).items()
                      if isinstance(v, (tuple, bool, int, float, str, type(None)))
                      and k != "_saved_outputs")
     return (node.name(), [(type(n).__name__, nr) for n, nr in node.next_functions],
             node.needs_input_grad, node._input_meta, node._output_meta,
             saved, node.constants, written)
+
+
+def _comparable(value):
+    """``value`` with the arrays in a tuple (cross-entropy's target bundle) as their bytes."""
+    if isinstance(value, tuple):
+        return tuple((v.shape, v.dtype.str, v.tobytes()) if isinstance(v, np.ndarray)
+                     else _comparable(v) for v in value)
+    return value
 
 
 def _run(tier, program, a, b, y_requires_grad):
