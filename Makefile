@@ -58,6 +58,8 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 # Two worker processes (pytest-xdist) for the two cores CI has; 0 runs in one process.
 PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?=
+# the whole suite's session lists its slowest tests at the end: where CI's time goes
+PYTEST_DURATIONS ?= --durations=25
 # After the whole suite, `make check` runs the oracle suite (ops, autograd, nn, optim and a
 # training run, compared with PyTorch) once more in the reference tier (LEARNTORCH_REFERENCE=1:
 # the engine exactly as written, numpy backend), so that what a learner reads is proven too;
@@ -154,7 +156,7 @@ test: venv
 # pytest exits 5 when it collected no test: a failure here too, and it says why.
 check:
 	@echo "running the tests (NUMBA_CACHE_DIR=$(NUMBA_CACHE_DIR))"
-	@rc=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(if $(PYTEST_ARGS),,$(PYTEST_DURATIONS)) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 	  echo "make: FAILED: pytest collected no tests (exit code 5). Check that tests/ is" \
 	       "there and that PYTEST_ARGS='$(PYTEST_ARGS)' selects some." >&2; \

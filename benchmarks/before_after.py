@@ -173,7 +173,7 @@ def main(argv=None):
     parser.add_argument("--base", help="the other checkout of learntorch (the 'before')")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--markdown", metavar="PATH", help="write the table, e.g. "
-                        "benchmarks/tiers_before_after.md (BENCHMARKS.md includes it)")
+                        "benchmarks/tiers_before_after.md (BENCHMARKS.md's section is updated too)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -191,6 +191,10 @@ def main(argv=None):
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
+        page = HERE.parent.parent / "BENCHMARKS.md"
+        if page.exists():  # the page's copy of the table, as the suite would write it
+            from benchmarks.report import splice_tiers_section
+            splice_tiers_section(page, text)
 
 
 if __name__ == "__main__":

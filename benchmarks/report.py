@@ -215,17 +215,30 @@ def _compile_section():
     return figures + [""] if figures else []
 
 
-def splice_compile_section(path, text):
-    """Put ``text`` (the "## compile" section) into the page at ``path``, replacing the one
-    there, before "## GPU"."""
+def splice_section(path, text, before):
+    """Put ``text``, a section with its own "## " heading, into the page at ``path``:
+    where the section of that heading is, replacing it, else before the section headed
+    ``before`` -- so that a benchmark run on its own updates its part of the page."""
     page = Path(path).read_text(encoding="utf-8")
-    start = page.find("\n## compile\n")
+    heading = text.lstrip().splitlines()[0]
+    start = page.find(f"\n{heading}\n")
     if start >= 0:
         end = page.find("\n## ", start + 1)
-        page = page[:start] + page[end:]
-    gpu = page.find("\n## GPU")
-    page = page[:gpu] + "\n" + text.rstrip() + "\n" + page[gpu:]
+        page = page[:start] + (page[end:] if end >= 0 else "\n")
+    place = page.find(f"\n{before}")
+    page = page[:place] + "\n" + text.rstrip() + "\n" + page[place:]
     Path(path).write_text(page, encoding="utf-8")
+
+
+def splice_compile_section(path, text):
+    """The "## compile" section of ``benchmarks/compile.py``, before "## GPU"."""
+    splice_section(path, text, "## GPU")
+
+
+def splice_tiers_section(path, text):
+    """The "## Two tiers" section of ``benchmarks/before_after.py``, where the suite's page
+    has it: before "## distributed"."""
+    splice_section(path, text, "## distributed")
 
 
 def _gpu_section():

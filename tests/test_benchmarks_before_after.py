@@ -42,3 +42,27 @@ def test_the_table_names_each_trees_threading_layer_and_points_to_the_cost_when_
     assert "loader.py" in differ
     same = report({before: [run("tbb")], after: [run("tbb")]}, before, after, 1, "cmd")
     assert "before tbb; after tbb." in same and "loader.py" not in same
+
+
+PAGE = ("# learntorch benchmarks\n\n## widgets\n\nrows\n\n## Two tiers: before and after\n\n"
+        "the old table\n\n## distributed\n\nthe MPI text\n\n## GPU\n\nthe GPU text\n")
+
+
+def test_a_new_table_replaces_the_pages_copy_in_place(tmp_path):
+    """``--markdown`` updates BENCHMARKS.md's section too: the page shows the table just
+    measured, where the suite puts it, and only once."""
+    from benchmarks.report import splice_tiers_section
+    page = tmp_path / "BENCHMARKS.md"
+    page.write_text(PAGE, encoding="utf-8")
+    splice_tiers_section(page, "## Two tiers: before and after\n\nthe new table\n")
+    text = page.read_text(encoding="utf-8")
+    assert text.count("## Two tiers") == 1 and "the new table" in text
+    assert "the old table" not in text
+    assert text.index("## widgets") < text.index("## Two tiers") < text.index("## distributed")
+    assert text.endswith("## distributed\n\nthe MPI text\n\n## GPU\n\nthe GPU text\n")
+    # a page without the section gets it before "## distributed"
+    page.write_text(PAGE.replace("## Two tiers: before and after\n\nthe old table\n\n", ""),
+                    encoding="utf-8")
+    splice_tiers_section(page, "## Two tiers: before and after\n\nthe new table\n")
+    text = page.read_text(encoding="utf-8")
+    assert text.index("## widgets") < text.index("the new table") < text.index("## distributed")
