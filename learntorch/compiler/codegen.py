@@ -168,12 +168,15 @@ def collapse(shape, operand_shapes, reduced=()):
     return sizes, fulls, tuple(sig[1] for sig, _ in groups)
 
 
-def generate(name, members, inputs, stored, reduction=None, parallel=False):
+def generate(name, members, inputs, stored, reduction=None, parallel=False, donated=None):
     """The source of kernel ``name``.
 
     ``members`` -- the group's nodes in order; ``inputs`` -- the nodes (and attributes)
     it reads, in order; ``stored`` -- the members whose values leave the kernel;
-    ``reduction`` -- ``(node, kind, dims, keepdim)`` ending the group, or None.
+    ``reduction`` -- ``(node, kind, dims, keepdim)`` ending the group, or None;
+    ``donated`` -- the position of an input whose array the one stored value is written
+    into, element by element where it was read (``program.py``: a matmul's result that
+    nothing else reads), or None: each stored value gets an array of its own.
     Raises NotLowerable when a member has no scalar formula for its arguments.
     """
     shape = members[0].tensor_meta.shape
@@ -189,6 +192,9 @@ def generate(name, members, inputs, stored, reduction=None, parallel=False):
               for k, (node, full) in enumerate(zip(inputs, fulls))]
     out_ops = [Operand(f"out{k}", node, node.tensor_meta.dtype.np, (True,) * n_loops)
                for k, node in enumerate(stored)]
+    if donated is not None:  # one parameter read and written at the same index: no aliasing
+        out_ops = [Operand(in_ops[donated].param, stored[0], in_ops[donated].dtype,
+                           (True,) * n_loops)]
     emit = Emitter()
     values = {op.node: Value(_var(op.node), op.dtype) for op in in_ops}
     lines = [f"{_var(op.node)} = {op.param}[{op.index(loop_vars)}]" for op in in_ops]
@@ -204,9 +210,10 @@ def generate(name, members, inputs, stored, reduction=None, parallel=False):
         comments.append(node.op_name)
     for op in out_ops:
         lines.append(f"{op.param}[{op.index(loop_vars)}] = {_var(op.node)}")
-        comments.append("")
+        comments.append("" if donated is None else f"in place, over {in_ops[donated].node.name}")
 
-    signature = ", ".join([f"n{d}" for d in range(n_loops)] + [o.param for o in in_ops + out_ops])
+    written = out_ops if donated is None else []  # (a donated array is a parameter already)
+    signature = ", ".join([f"n{d}" for d in range(n_loops)] + [o.param for o in in_ops + written])
     result = None
     if reduction is not None:
         node, kind, _, _ = reduction

@@ -24,11 +24,18 @@ off) nothing needs a node, so a kernel is called directly::
         (gelu,) = kernel_0(linear_mm, p_0_bias)                       # kernel_0: Add, Gelu
         del linear_mm
 
-Each kernel writes a new array.  (Writing a layer's epilogue over the matmul's own
-result, as Inductor does, was tried and measured slower here: the loop then reads and
-writes one array through two arguments, and LLVM, unable to prove the two never
-overlap, keeps the loop off the SIMD lanes -- a GELU epilogue of 128 x 256 took 373 us
-in place, 138 us into a new array.)
+A kernel writes its result over the matmul's own (the *donated* input,
+``_donated_input``), as Inductor writes a layer's epilogue into its matmul's buffer: the
+array is new (numpy's matmul made it inside this program) and nothing else reads it, so
+no new array is made and one array fewer passes through the cache (the MLP forward of
+``benchmarks/compile.py``, both ways in one process, taking turns: 0.94-0.96 of the time
+with new arrays for ReLU, 0.98-0.99 for GELU, whose arithmetic weighs more).  The kernel reads and writes that
+array through *one* parameter (``in0[i0, i1] = relu``).  Passed twice, as an input and as
+an output, it ran slower than into a new array: LLVM, unable to prove that two
+parameters never overlap, checks at run time, finds that they do, and takes the loop off
+the SIMD lanes (a GELU epilogue of 128 x 256: 373 us against 138 us).  Anything else --
+an input of the caller, a result also returned or read by another op, a result of
+another dtype -- gets a new array.
 
 **Autograd.**  Engine ops record themselves as they always do.  A kernel is called
 through ``FusedKernel``, a ``Function``: its forward runs the generated loop, and its
@@ -53,6 +60,8 @@ from ..autograd.function import Function
 from ..fx import _python
 from ..fx.interpreter import call
 from ..fx.node import Node, map_nodes
+from ..nn._functional import linear
+from ..ops import linalg
 from . import cache, threads
 
 
@@ -77,8 +86,11 @@ class Kernel:
     """A group at run time: its generated source, the callable loaded from it, and the
     shapes to present its arrays in (``codegen.py``: collapsed dimensions)."""
 
-    def __init__(self, source, group, backend, parallel_source=None, threads_ns=None):
+    def __init__(self, source, group, backend, parallel_source=None, threads_ns=None,
+                 donated=None):
         self.source, self.group, self.backend = source, group, backend
+        # the input whose array the kernel writes its one result into (``_donated_input``)
+        self.donated = donated
         self.parallel_source = parallel_source  # mode="max-autotune": timed against the serial one
         # a parallel source's expected one-thread time (threads.py): set the threads by it
         self.threads_ns = threads_ns
@@ -129,10 +141,14 @@ class Kernel:
             if not a.flags.c_contiguous:
                 a = np.ascontiguousarray(a)  # the kernel reads rows of contiguous memory
             arrays.append(a.reshape(shape))
-        outs = [np.empty(shape, dtype) for shape, dtype, _ in self.out_specs]
         if self.threads_ns is not None:
             threads.use_threads(self.threads_ns)
-        self.fn(*self.source.loops, *arrays, *outs)
+        if self.donated is None:
+            outs = [np.empty(shape, dtype) for shape, dtype, _ in self.out_specs]
+            self.fn(*self.source.loops, *arrays, *outs)
+        else:
+            outs = [arrays[self.donated]]
+            self.fn(*self.source.loops, *arrays)
         return tuple(Tensor._wrap(o.reshape(real)) for o, (_, _, real) in zip(outs, self.out_specs))
 
     def replay(self, tensors):
@@ -241,15 +257,17 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     for k, group in enumerate(groups):
         name = f"kernel_{k}"
         reduction = group.reduction
-        source = generate(name, group.members, group.inputs, group.stored, reduction)
+        donated = None if records else _donated_input(group, fused_graph)
+        source = generate(name, group.members, group.inputs, group.stored, reduction,
+                          donated=donated)
         parallel_source = (generate(name, group.members, group.inputs, group.stored, reduction,
-                                    parallel=True) if parallel else None)
+                                    parallel=True, donated=donated) if parallel else None)
         threads_ns = (threads.worth_threads(source, group)
                       if backend == "numba" and not parallel else None)
         if threads_ns is not None:
             source = generate(name, group.members, group.inputs, group.stored, reduction,
-                              parallel=True)
-        kernels[group] = Kernel(source, group, backend, parallel_source, threads_ns)
+                              parallel=True, donated=donated)
+        kernels[group] = Kernel(source, group, backend, parallel_source, threads_ns, donated)
     member_of = {n: g for g in groups for n in g.nodes}
     names = _Names(n.name for n in fused_graph.nodes)
     names.add("FusedKernel", FusedKernel)
@@ -292,6 +310,44 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     exec(compile(code, f"<learntorch.compile: {function_name}>", "exec"), namespace)  # noqa: S102
     return Program(graph, fused_graph, groups, list(kernels.values()), code,
                    namespace[function_name], breaks)
+
+
+#: ops whose result is always a new array of their own (numpy's matmul makes one), which a
+#: kernel may therefore overwrite once nothing else reads it
+_FRESH_RESULTS = (linalg.Mm, linalg.Matmul, linear.Linear)
+
+
+def _donated_input(group, graph):
+    """The position of the group's input whose array its kernel may write its result into,
+    or None.  A layer's ``x @ W.T + b`` then ReLU writes the ReLU over the matmul's result,
+    as Inductor writes an epilogue into its matmul's buffer: no new array for the result,
+    and one array fewer going through the cache (``benchmarks/compile.py``: the MLP rows).
+    Only in a program that records no autograd (nothing keeps the matmul's result for a
+    backward), and only for an input that is a new array made by a matmul inside this
+    program, read by this group alone, of the result's shape and dtype, and not returned."""
+    if group.reduction or len(group.stored) != 1:
+        return None
+    result = group.stored[0].tensor_meta
+    returned = set()
+    for node in graph.nodes:
+        if node.op == "output":
+            returned.update(_flat_nodes(node.args))
+    inside = set(group.nodes)
+    for position, node in enumerate(group.inputs):
+        meta = getattr(node, "tensor_meta", None)
+        if (node.op == "call_function" and node.target in _FRESH_RESULTS
+                and node not in returned and all(u in inside for u in node.users)
+                and meta is not None and getattr(meta, "shape", None) == result.shape
+                and meta.dtype == result.dtype):
+            return position
+    return None
+
+
+def _flat_nodes(value):
+    """Every node inside ``value`` (an output's nested tuples, lists and dicts)."""
+    found = []
+    map_nodes(value, lambda n: found.append(n) or n)
+    return found
 
 
 def _call_line(node, names, breaks):

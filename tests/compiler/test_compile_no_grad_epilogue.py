@@ -1,7 +1,8 @@
 """Under no_grad a compiled layer's bias add and activation are one kernel called directly
-(no autograd node), and a long kernel runs on every thread: neither changes a value.
-Inputs, parameters and the matmul's result are never written; with grad mode on, kernels
-stay autograd nodes.
+(no autograd node), written over the matmul's result when nothing else reads it, and a
+long kernel runs on every thread: none of these changes a value.  Inputs, parameters and
+a matmul result that anything else reads are never written; with grad mode on, kernels
+stay autograd nodes and write new arrays.
 """
 import numpy as np
 import pytest
@@ -49,6 +50,9 @@ def test_a_no_grad_mlp_calls_each_epilogue_kernel_directly_and_equals_eager(acti
     code = compiled._compiled.code
     assert "kernel_0(linear_mm, " in code and "kernel_1(linear_1_mm, " in code, code
     assert "FusedKernel.apply" not in code and "out=" not in code, code
+    kernels = compiled._compiled.kernels
+    assert [k.donated for k in kernels] == [0, 0]  # each layer's matmul result, in place
+    assert "in place, over linear_mm" in kernels[0].text and "out0" not in kernels[0].text
     np.testing.assert_array_equal(x.numpy(), x_before)
     for p, before in zip(model.parameters(), weights_before):
         np.testing.assert_array_equal(p.detach().numpy(), before)
@@ -67,6 +71,48 @@ def test_a_matmul_result_read_elsewhere_keeps_its_values():
             same_bits(y, y_eager, "relu(h + b) * 2")
             same_bits(h, h_eager, "h, returned too")
     assert "out=" not in compiled.code, compiled.code
+    assert [k.donated for k in compiled.kernels] == [None]
+
+
+def _layers_reading_h_twice(x, w, b, w2):
+    h = x @ w
+    return F.relu(h + b), h @ w2          # h is read by the kernel and by a matmul
+
+
+def _relu_of_an_input(x, w, b, w2):
+    return F.relu(x + b[:5]) @ w          # x is the caller's: never written
+
+
+def _a_wider_result(x, w, b, w2):
+    return F.relu(x @ w + b.double())     # float32 h, float64 result: its own array
+
+
+def _a_bool_result(x, w, b, w2):
+    return (x @ w + b) > 0
+
+
+def _h_read_twice_in_one_kernel(x, w, b, w2):
+    h = x @ w
+    return F.relu(h + b) * h              # both reads happen before the write, per element
+
+
+@pytest.mark.parametrize("fn,donated", [(_layers_reading_h_twice, None),
+                                        (_relu_of_an_input, None), (_a_wider_result, None),
+                                        (_a_bool_result, None), (_h_read_twice_in_one_kernel, 0)])
+def test_only_a_matmul_result_nothing_else_reads_is_written_over(fn, donated):
+    x, w, b, w2 = (learntorch.randn(8, 5), learntorch.randn(5, 6), learntorch.randn(6),
+                   learntorch.randn(6, 3))
+    before = [t.numpy().copy() for t in (x, w, b, w2)]
+    compiled = learntorch.compile(fn)
+    with learntorch.no_grad():
+        for _ in range(2):
+            got, expected = compiled(x, w, b, w2), fn(x, w, b, w2)
+            for g, e in zip(got if isinstance(got, tuple) else (got,),
+                            expected if isinstance(expected, tuple) else (expected,)):
+                same_bits(g, e, fn.__name__)
+    assert [k.donated for k in compiled.kernels] == [donated], compiled.code
+    for t, b_ in zip((x, w, b, w2), before):
+        np.testing.assert_array_equal(t.numpy(), b_)
 
 
 def test_with_grad_mode_on_the_kernels_stay_autograd_nodes():
@@ -82,6 +128,7 @@ def test_with_grad_mode_on_the_kernels_stay_autograd_nodes():
     same_as_eager_with_gelu(got, x.grad, "the input's gradient")
     code = compiled._compiled.code
     assert "FusedKernel.apply" in code and "out=" not in code, code
+    assert all(k.donated is None for k in compiled._compiled.kernels)
 
 
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
