@@ -4,8 +4,6 @@ engine backends (on the Numba backend a classifier's batch reaches the one-pass 
 the same gradients through both backward engines and second derivatives, the reference's
 errors, and the backend still called where the fast path does not apply.  The recorded
 graph of every case is compared by ``test_fast_apply_equals_reference.py``'s walk."""
-import sys
-
 import numpy as np
 import pytest
 
@@ -15,6 +13,9 @@ from learntorch.backends.numba_cpu import NumbaBackend
 from learntorch.backends.reference import NumpyBackend
 from learntorch.nn import functional as F
 from learntorch.nn._functional.loss_cross_entropy import CrossEntropy
+
+from code_calls import calls_during
+from tier_compare import tiers_agree
 
 # (logits shape, class numbers, keyword arguments): the common case first, then each thing
 # the fast forward hands to the reference
@@ -73,11 +74,7 @@ def _forward_and_grads(tier, backend, x, t, kwargs):
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_fast_cross_entropy_is_the_reference_bit_for_bit(shape, targets, kwargs, dtype, backend):
     x, t, kwargs = _inputs(shape, targets, kwargs, getattr(learntorch, dtype))
-    fast = _forward_and_grads("fast", backend, x, t, kwargs)
-    reference = _forward_and_grads("reference", backend, x, t, kwargs)
-    for got, expected in zip(fast, reference):
-        assert got.shape == expected.shape
-        assert np.array_equal(got, expected, equal_nan=True)
+    fast = tiers_agree(_forward_and_grads, backend, x, t, kwargs)
     if targets == "all ignored" and kwargs.get("reduction", "mean") == "mean":
         assert np.isnan(fast[0]).all()
 
@@ -98,17 +95,6 @@ def test_the_losses_match_torch():
         np.testing.assert_allclose(leaf.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
-def _calls_during(run, code):
-    """How many times ``code`` (a function's code object) ran during ``run()``."""
-    calls = []
-    sys.setprofile(lambda frame, event, arg: calls.append(1)
-                   if event == "call" and frame.f_code is code else None)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return len(calls)
-
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_the_common_case_skips_the_reference_forward_and_keeps_the_backend_rows(backend):
@@ -120,10 +106,10 @@ def test_the_common_case_skips_the_reference_forward_and_keeps_the_backend_rows(
     rows = getattr(backend_rows, "__wrapped__", backend_rows).__code__
     out = []
     with tiers.use("fast"), backends.use(backend):  # (a tier switch sets its own backend)
-        assert _calls_during(lambda: out.append(F.cross_entropy(x, t)), reference_forward) == 0
-        assert _calls_during(lambda: F.cross_entropy(x, t), rows) == 1
+        assert calls_during(lambda: out.append(F.cross_entropy(x, t)), reference_forward) == 0
+        assert calls_during(lambda: F.cross_entropy(x, t), rows) == 1
     with tiers.use("reference"), backends.use(backend):
-        assert _calls_during(lambda: F.cross_entropy(x, t), reference_forward) == 1
+        assert calls_during(lambda: F.cross_entropy(x, t), reference_forward) == 1
     node = out[0].grad_fn
     assert node.name() == "CrossEntropyLossBackward0"
     assert node.input is x and node.target is t and node.total_weight == 128.0

@@ -3,8 +3,6 @@
 saved tensors, and the backend's ``linear`` still called where the fast path does not
 apply (bfloat16's kernel, a learner's backend).  The graph of every case is compared
 by ``test_fast_apply_equals_reference.py``'s hypothesis walk."""
-import sys
-
 import numpy as np
 import pytest
 
@@ -14,6 +12,9 @@ from learntorch.backends.numba_cpu import NumbaBackend
 from learntorch.backends.numpy_families.linear import LinearFamily
 from learntorch.backends.reference import NumpyBackend
 from learntorch.nn import functional as F
+
+from code_calls import calls_during
+from tier_compare import tiers_agree
 
 SHAPES = [((7,), (5, 7), True), ((6, 33), (9, 33), True), ((2, 3, 8), (4, 8), False),
           ((6, 33), (9, 33), False)]
@@ -42,11 +43,7 @@ def _forward_and_grads(tier, backend, x, w, b):
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_fast_linear_is_the_reference_bit_for_bit(x_shape, w_shape, with_bias, dtype, backend):
     x, w, b = _layer(x_shape, w_shape, with_bias, getattr(learntorch, dtype))
-    fast = _forward_and_grads("fast", backend, x, w, b)
-    reference = _forward_and_grads("reference", backend, x, w, b)
-    for got, expected in zip(fast, reference):
-        assert got.shape == expected.shape
-        assert np.array_equal(got, expected, equal_nan=True)
+    tiers_agree(_forward_and_grads, backend, x, w, b)
 
 
 def test_a_transposed_weight_and_a_strided_input_give_the_reference_bits():
@@ -55,21 +52,7 @@ def test_a_transposed_weight_and_a_strided_input_give_the_reference_bits():
     w = learntorch.from_numpy(rng.standard_normal((4, 6)).astype(np.float32)).mT
     b = learntorch.from_numpy(rng.standard_normal((12,)).astype(np.float32))[::2]
     for backend in ("numpy", "numba"):
-        results = [_forward_and_grads(tier, backend, x, w, b) for tier in ("fast", "reference")]
-        for got, expected in zip(*results):
-            assert np.array_equal(got, expected)
-
-
-def _calls_during(run, code):
-    """How many times ``code`` (a function's code object) ran during ``run()``."""
-    calls = []
-    sys.setprofile(lambda frame, event, arg: calls.append(1)
-                   if event == "call" and frame.f_code is code else None)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return len(calls)
+        tiers_agree(_forward_and_grads, backend, x, w, b)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -82,9 +65,9 @@ def test_the_fast_forward_calls_numpy_not_the_backend_method(backend):
     out = []
     with backends.use(backend):
         with tiers.use("fast"):
-            assert _calls_during(lambda: out.append(F.linear(x, w, b)), backend_linear) == 0
+            assert calls_during(lambda: out.append(F.linear(x, w, b)), backend_linear) == 0
         with tiers.use("reference"):
-            assert _calls_during(lambda: F.linear(x, w, b), backend_linear) == 1
+            assert calls_during(lambda: F.linear(x, w, b), backend_linear) == 1
     node = out[0].grad_fn
     assert node.name() == "LinearBackward0"
     assert node._saved[0] is x and node._saved[1] is None  # (only dW is needed: it reads x)
