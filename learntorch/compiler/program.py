@@ -29,13 +29,13 @@ A kernel writes its result over the matmul's own (the *donated* input,
 array is new (numpy's matmul made it inside this program) and nothing else reads it, so
 no new array is made and one array fewer passes through the cache (the MLP forward of
 ``benchmarks/compile.py``, both ways in one process, taking turns: 0.94-0.96 of the time
-with new arrays for ReLU, 0.98-0.99 for GELU, whose arithmetic weighs more).  The kernel reads and writes that
-array through *one* parameter (``in0[i0, i1] = relu``).  Passed twice, as an input and as
-an output, it ran slower than into a new array: LLVM, unable to prove that two
-parameters never overlap, checks at run time, finds that they do, and takes the loop off
-the SIMD lanes (a GELU epilogue of 128 x 256: 373 us against 138 us).  Anything else --
-an input of the caller, a result also returned or read by another op, a result of
-another dtype -- gets a new array.
+with new arrays for ReLU, 0.98-0.99 for GELU, whose arithmetic weighs more).  The kernel
+reads and writes that array through *one* parameter (``in0[i0, i1] = relu``).  Passed
+twice, as an input and as an output, it ran slower than into a new array: LLVM, unable
+to prove that two parameters never overlap, checks at run time, finds that they do, and
+takes the loop off the SIMD lanes (a GELU epilogue of 128 x 256: 373 us against 138 us).
+Anything else -- an input of the caller, a result also returned or read by another op, a
+result of another dtype -- gets a new array.
 
 **Autograd.**  Engine ops record themselves as they always do.  A kernel is called
 through ``FusedKernel``, a ``Function``: its forward runs the generated loop, and its
