@@ -22,6 +22,60 @@ def _seeded():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _engine_state_put_back(request):
+    """A test that leaves learntorch's global state changed -- the tier, the backend, grad
+    mode, an autocast region, the default dtype, the thread cap -- would change every test
+    after it on the same worker, which then fails (or passes) for a reason of another test.
+    So the state is put back after each test, and a warning names the test that left it."""
+    before = _engine_state()
+    yield
+    after = _engine_state()
+    changed = [name for name in before if before[name][0] != after[name][0]]
+    if changed:
+        _put_back(before)
+        import warnings
+        warnings.warn(f"{request.node.nodeid} left learntorch's {', '.join(changed)} changed "
+                      "(put back after it)", stacklevel=1)
+
+
+def _engine_state():
+    """name -> (what is compared, what puts it back) for each piece of global state."""
+    import learntorch
+    from learntorch import backends, tiers
+    from learntorch.amp import autocast_mode
+    from learntorch.autograd import grad_mode
+    from learntorch.backends.numba_cpu import loader
+    backend = backends.current
+    autocast = autocast_mode._State
+    return {
+        "tier": (tiers.get_tier(), None),
+        "backend": ((type(backend), getattr(backend, "min_size", None)), backend),
+        "grad mode": (grad_mode._state.enabled, None),
+        "autocast state": ((tuple(autocast.enabled.items()), tuple(autocast.dtype.items()),
+                            autocast.nesting), None),
+        "default dtype": (learntorch.get_default_dtype(), None),
+        "thread cap": (loader._thread_cap, None),
+    }
+
+
+def _put_back(state):
+    import learntorch
+    from learntorch import backends, tiers
+    from learntorch.amp import autocast_mode
+    from learntorch.autograd import grad_mode
+    from learntorch.backends.numba_cpu import loader
+    tiers.set_tier(state["tier"][0])
+    backends.set_backend(state["backend"][1])
+    grad_mode._state.enabled = state["grad mode"][0]
+    enabled, dtypes, nesting = state["autocast state"][0]
+    autocast_mode._State.enabled, autocast_mode._State.dtype = dict(enabled), dict(dtypes)
+    autocast_mode._State.nesting = nesting
+    autocast_mode._rebuild()
+    learntorch.set_default_dtype(state["default dtype"][0])
+    loader.set_thread_cap(state["thread cap"][0])
+
+
 @pytest.fixture(params=["numba", "numpy"])
 def backend(request):
     """Run a test once with each CPU backend: the compiled kernels and the numpy reference.
