@@ -55,7 +55,9 @@ def _engine_state():
         "autocast state": ((tuple(autocast.enabled.items()), tuple(autocast.dtype.items()),
                             autocast.nesting), None),
         "default dtype": (learntorch.get_default_dtype(), None),
-        "thread cap": (loader._thread_cap, None),
+        # (compared as get_num_threads reads it: set_num_threads(get_num_threads()) puts
+        # back a cap equal to no cap)
+        "thread cap": (loader.thread_cap(), loader._thread_cap),
     }
 
 
@@ -73,7 +75,7 @@ def _put_back(state):
     autocast_mode._State.nesting = nesting
     autocast_mode._rebuild()
     learntorch.set_default_dtype(state["default dtype"][0])
-    loader.set_thread_cap(state["thread cap"][0])
+    loader.set_thread_cap(state["thread cap"][1])
 
 
 @pytest.fixture(params=["numba", "numpy"])
