@@ -257,7 +257,7 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     for k, group in enumerate(groups):
         name = f"kernel_{k}"
         reduction = group.reduction
-        donated = None if records else _donated_input(group, fused_graph)
+        donated = None if records else _donated_input(group)
         source = generate(name, group.members, group.inputs, group.stored, reduction,
                           donated=donated)
         parallel_source = (generate(name, group.members, group.inputs, group.stored, reduction,
@@ -317,37 +317,27 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
 _FRESH_RESULTS = (linalg.Mm, linalg.Matmul, linear.Linear)
 
 
-def _donated_input(group, graph):
+def _donated_input(group):
     """The position of the group's input whose array its kernel may write its result into,
     or None.  A layer's ``x @ W.T + b`` then ReLU writes the ReLU over the matmul's result,
     as Inductor writes an epilogue into its matmul's buffer: no new array for the result,
     and one array fewer going through the cache (``benchmarks/compile.py``: the MLP rows).
     Only in a program that records no autograd (nothing keeps the matmul's result for a
     backward), and only for an input that is a new array made by a matmul inside this
-    program, read by this group alone, of the result's shape and dtype, and not returned."""
+    program, read by this group alone (a returned result has the output node among its
+    users), and of the result's shape and dtype."""
     if group.reduction or len(group.stored) != 1:
         return None
     result = group.stored[0].tensor_meta
-    returned = set()
-    for node in graph.nodes:
-        if node.op == "output":
-            returned.update(_flat_nodes(node.args))
     inside = set(group.nodes)
     for position, node in enumerate(group.inputs):
         meta = getattr(node, "tensor_meta", None)
         if (node.op == "call_function" and node.target in _FRESH_RESULTS
-                and node not in returned and all(u in inside for u in node.users)
+                and all(u in inside for u in node.users)
                 and meta is not None and getattr(meta, "shape", None) == result.shape
                 and meta.dtype == result.dtype):
             return position
     return None
-
-
-def _flat_nodes(value):
-    """Every node inside ``value`` (an output's nested tuples, lists and dicts)."""
-    found = []
-    map_nodes(value, lambda n: found.append(n) or n)
-    return found
 
 
 def _call_line(node, names, breaks):
