@@ -16,7 +16,10 @@ ratio is taken within each round and the median of those is reported.
   the engine, each bias + activation becomes one kernel.  Target: >= 1.2x faster.  Its
   *fusion bound* is measured beside it: the same three matmuls alone (numpy's
   ``x @ W.T``, what both eager and compiled code call), so that eager's time / that time
-  is the most any fusion of the rest could gain while BLAS does the matmuls.
+  is the most any fusion of the rest could gain while BLAS does the matmuls.  Beyond that
+  bound only the matmuls themselves can go faster: the same forward compiled with
+  ``options={"freezing": True}`` (torch's inference option: each weight is multiplied
+  in a transposed copy, ``learntorch/compiler/freezing.py``) is a row of its own.
 * **Compile time** of that MLP forward: the first call minus an eager call, in a fresh
   Python process with an empty Numba cache (cold: Numba compiles the kernels) and with
   the cache filled by an earlier process (cached: the kernels are loaded from disk).
@@ -62,12 +65,12 @@ def mlp(m, activation):
                            m.nn.Linear(128, 10)).eval()
 
 
-def _torch_compile(fn):
+def _torch_compile(fn, options=None):
     """torch.compile(fn), or None when Inductor cannot build here (no C++ compiler)."""
     if torch is None:
         return None
     try:
-        compiled = torch.compile(fn)
+        compiled = torch.compile(fn, options=options)
         return compiled
     except Exception:  # noqa: BLE001 -- reported as a missing column
         return None
@@ -132,8 +135,10 @@ def measure_mlp(activation, repeats, seconds):
     x = learntorch.from_numpy(np.random.default_rng(1).standard_normal((128, 784),
                                                                       dtype=np.float32))
     compiled = learntorch.compile(model)
+    frozen = learntorch.compile(model, options={"freezing": True})
     with learntorch.no_grad():
         np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(frozen(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
 
     def no_grad(f, m):
         def run():
@@ -142,19 +147,22 @@ def measure_mlp(activation, repeats, seconds):
         return run
     contenders = {"eager": no_grad(lambda: model(x), learntorch),
                   "compiled": no_grad(lambda: compiled(x), learntorch),
+                  "frozen": no_grad(lambda: frozen(x), learntorch),
                   "matmuls": _matmuls_alone(model, x.numpy())}
     if torch is not None:
         tmodel = mlp(torch, activation)
         tx = torch.from_numpy(x.numpy())
         contenders["torch"] = no_grad(lambda: tmodel(tx), torch)
-        tc = _torch_compile(tmodel)
-        if tc is not None:
-            try:
-                with torch.no_grad():
-                    tc(tx)
-                contenders["torch.compile"] = no_grad(lambda: tc(tx), torch)
-            except Exception:  # noqa: BLE001
-                pass
+        for name, options in (("torch.compile", None),
+                              ("torch.compile frozen", {"freezing": True})):
+            tc = _torch_compile(tmodel, options)
+            if tc is not None:
+                try:
+                    with torch.no_grad():
+                        tc(tx)
+                    contenders[name] = no_grad(lambda tc=tc: tc(tx), torch)
+                except Exception:  # noqa: BLE001
+                    pass
     return pair_mode(contenders, repeats, seconds)
 
 
@@ -250,14 +258,17 @@ def report(figures, repeats, command):
         "| Case | eager learntorch | learntorch.compile | speed-up | torch | torch.compile |",
         "|---|---|---|---|---|---|",
     ]
-    names = {"chain": "8-op elementwise chain, 1e6 float32",
-             "mlp_relu": "MLP 784-256-128-10 forward, batch 128, ReLU (no_grad)",
-             "mlp_gelu": "MLP 784-256-128-10 forward, batch 128, GELU (no_grad)"}
-    for key, title in names.items():
+    mlp_title = "MLP 784-256-128-10 forward, batch 128, {} (no_grad)"
+    rows = [("8-op elementwise chain, 1e6 float32", "chain", "")]
+    for key, act in (("mlp_relu", "ReLU"), ("mlp_gelu", "GELU")):
+        rows += [(mlp_title.format(act), key, ""),
+                 (mlp_title.format(act) + ', options={"freezing": True}', key, " frozen")]
+    for title, key, frozen in rows:
         t = figures[key]
-        lines.append(f"| {title} | {_cell(t, 'eager')} | {_cell(t, 'compiled')} | "
-                     f"{_ratio_cell(t, 'compiled', 'eager')} | {_cell(t, 'torch')} | "
-                     f"{_cell(t, 'torch.compile')} |")
+        compiled = "frozen" if frozen else "compiled"
+        lines.append(f"| {title} | {_cell(t, 'eager')} | {_cell(t, compiled)} | "
+                     f"{_ratio_cell(t, compiled, 'eager')} | {_cell(t, 'torch')} | "
+                     f"{_cell(t, 'torch.compile' + frozen)} |")
     lines += ["", "The chain's bandwidth limit is the same 8 MB of traffic with no arithmetic: "
               f"numpy copying 1e6 float32 into a new array (`x.copy()`, what any out-of-place "
               f"function pays, the new pages included) takes {_cell(chain_t, 'copy')}; the "
@@ -277,6 +288,9 @@ def report(figures, repeats, command):
         lines.append(f"| compiled MLP forward ({title}) ≥ 1.2× faster | {s[0]:.2f}× "
                      f"({s[1]:.2f}–{s[2]:.2f}); fusion bound {bound[0]:.2f}× "
                      f"({bound[1]:.2f}–{bound[2]:.2f}) | {'yes' if s[0] >= 1.2 else 'no'} |")
+        s = ratio(figures[key], "frozen", "eager")
+        lines.append(f'| the same, with `options={{"freezing": True}}` | {s[0]:.2f}× '
+                     f"({s[1]:.2f}–{s[2]:.2f}) | {'yes' if s[0] >= 1.2 else 'no'} |")
     for (wall, cpu), title, limit in (
             (cold, "cold Numba cache", 2),
             (cached, "cached on disk (a new process)", 0.1),
@@ -288,7 +302,12 @@ def report(figures, repeats, command):
               "The *fusion bound* of an MLP row is eager's time ÷ the time of its three "
               "matmuls alone (numpy's `x @ W.T`, with no bias, activation or module call): "
               "the speed-up a compiled forward would reach if everything but the matmuls took "
-              "no time at all, as long as BLAS computes the matmuls for both.", "",
+              "no time at all, as long as BLAS computes the matmuls for both. Only a faster "
+              'matmul goes past it: with `options={"freezing": True}` (torch\'s option for '
+              "inference) the compiled program multiplies by a transposed copy of each weight, "
+              "made once and made again when the weight changes, which BLAS reads faster "
+              "(learntorch/compiler/freezing.py); torch.compile's frozen column is Inductor "
+              "with the same option.", "",
               "A compile time is the first call's time minus an eager call's: the capture (one "
               "eager run of the function), building the program, loading or compiling its "
               "kernels, and the replay. The wall-clock figure decides *Met?*; the CPU time of "

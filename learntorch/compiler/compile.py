@@ -59,8 +59,13 @@ launches to cut) and ``"max-autotune-no-cudagraphs"`` compile as the default doe
 the two the first call's arrays run faster (torch times several configurations of each
 kernel the same way).
 
-``options=`` (learntorch's): ``{"fusion": pass}`` replaces the fusion pass with your own:
+``options=``: ``{"fusion": pass}`` (learntorch's) replaces the fusion pass with your own:
 ``pass(graph)`` returns lists of nodes, each to become one kernel (chapter 11's exercise).
+``{"freezing": True}`` (torch's Inductor option of that name, for inference): a program
+compiled under ``no_grad`` multiplies by a transposed copy of each ``Linear`` weight,
+made once, which BLAS reads faster; the copy is made again when the weight changes
+(``freezing.py``: what it sees and what it cannot).  Its values may differ from eager's in
+the last bits.
 """
 import functools
 import inspect
@@ -80,7 +85,7 @@ from .logs import log
 
 BACKENDS = ("numba", "inductor", "eager", "reference")
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-OPTIONS = ("fusion",)
+OPTIONS = ("fusion", "freezing")
 
 _compiled = weakref.WeakSet()   # every compiled function, for learntorch.compiler.reset()
 _compiling = []                 # captures in progress (learntorch.compiler.is_compiling)
@@ -429,7 +434,8 @@ class CompiledFunction:
         # the entry's guards hold grad mode: a program built with it off never records
         program = _program.build(graph, fused_graph, groups, kernels, name,
                                   parallel=self.mode == "max-autotune",
-                                  records=grad_mode.is_grad_enabled())
+                                  records=grad_mode.is_grad_enabled(),
+                                  freeze=fuse and bool(self.options.get("freezing")))
         log("output_code", "Output code:\n" + program.code +
             "".join("\n" + k.text for k in program.kernels))
         return program

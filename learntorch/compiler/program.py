@@ -62,7 +62,7 @@ from ..fx.interpreter import call
 from ..fx.node import Node, map_nodes
 from ..nn._functional import linear
 from ..ops import linalg
-from . import cache, threads
+from . import cache, freezing, threads
 
 
 class FusedKernel(Function):
@@ -241,14 +241,17 @@ class _Names:
 
 
 def build(graph, fused_graph, groups, backend, function_name="forward", parallel=False,
-          records=True):
+          records=True, freeze=False):
     """The Program for ``fused_graph`` with ``groups`` fused (``backend``: "numba" or
     "reference" for the kernels; no groups: every op through the engine).
 
     ``parallel`` -- mode="max-autotune": each kernel's parallel version is timed against
     the serial one; otherwise a kernel is parallel when the tuning table says it is long
     enough (``threads.py``).  ``records`` -- False when the program runs with grad mode
-    off (its guards say so): kernels are then called directly, with no autograd node."""
+    off (its guards say so): kernels are then called directly, with no autograd node.
+    ``freeze`` -- ``options={"freezing": True}``: in a program that records nothing, each
+    ``Linear`` whose weight is a parameter multiplies by its transposed copy
+    (``freezing.py``)."""
     from .codegen import generate
     # a group none of whose values is read afterwards (a result only Python looked at, such
     # as its grad_fn) stores nothing: the engine runs its ops, as eager code did
@@ -273,6 +276,7 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
     names.add("FusedKernel", FusedKernel)
     names.add("Tensor", Tensor)
     lines, breaks = [], []
+    frozen = {}  # id of a weight -> the global name of its FrozenLinear (tied weights share one)
     placeholders = [n.name for n in fused_graph.placeholders]
     for node in fused_graph.nodes:
         if node.op == "placeholder":
@@ -300,6 +304,11 @@ def build(graph, fused_graph, groups, backend, function_name="forward", parallel
                     continue
                 lines.append((f"({targets},) = {name}({', '.join(inputs)})", f"{kernel.name}: {ops}"))
             continue
+        if freeze and not records and node.target is linear.Linear:
+            line = _frozen_line(node, fused_graph, names, frozen)
+            if line is not None:
+                lines.append(line)
+                continue
         lines.append(_call_line(node, names, breaks))
     lines = _with_deletes(lines, fused_graph)
     header = f"def {function_name}({', '.join(placeholders)}):"
@@ -338,6 +347,22 @@ def _donated_input(group):
                 and meta.dtype == result.dtype):
             return position
     return None
+
+
+def _frozen_line(node, graph, names, frozen):
+    """The line calling a ``FrozenLinear`` for a ``Linear`` node whose weight is a parameter
+    (a ``get_attr`` node) it can freeze, else None (the engine's ``Linear`` runs)."""
+    x, weight_node, bias = node.args
+    if not (isinstance(weight_node, Node) and weight_node.op == "get_attr"):
+        return None
+    weight = graph.attributes[weight_node.target]
+    if not freezing.can_freeze(node, weight):
+        return None
+    if id(weight) not in frozen:
+        frozen[id(weight)] = names.add("frozen_" + names.alias[weight_node],
+                                       freezing.FrozenLinear(weight))
+    return (f"{node.name} = {frozen[id(weight)]}({_expr(x, names)}, {_expr(bias, names)})",
+            "matmul, weight stored transposed (freezing)")
 
 
 def _call_line(node, names, breaks):
