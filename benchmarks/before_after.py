@@ -11,12 +11,18 @@ turns call by call and each case reports the median of the per-call ratios
 (learntorch's time / PyTorch's, below 1 learntorch is faster) with its quartiles.  The
 measuring code is this file alone (run by path, it imports only learntorch, torch and
 numpy), so both checkouts run the very same cases.
+
+``--suite`` also runs, in each round and each checkout, the project's own suite on the four
+cases the two-tier issue named (``python -m benchmarks --only ...``: each library timed
+over a block of calls, the libraries taking turns block by block) and adds its
+learntorch ÷ torch ratios as a second table: each checkout's own suite measures it.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +30,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve()
 CALLS = 60  # per case and process, after a warm-up
+#: the suite's cases that the "no speed lost" target names (``python -m benchmarks --list``)
+SUITE_CASES = ("mlp_step-128", "cnn_step", "chain_mul_add-1000", "softmax_forward-1024")
 
 
 def _mlp(lib):
@@ -131,6 +139,40 @@ def _run_in(tree):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _suite_in(tree):
+    """{case name: learntorch ÷ torch} from the tree's own suite on ``SUITE_CASES``."""
+    env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(Path(tree) / ".numba_cache"))
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "run.json"
+        only = [arg for case in SUITE_CASES for arg in ("--only", case)]
+        subprocess.run([sys.executable, "-m", "benchmarks", *only, "--json", str(out)],
+                       env=env, cwd=str(tree), capture_output=True, text=True, check=True)
+        rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    return {row["name"]: row["ratios"]["vs_torch"] for row in rows}
+
+
+def suite_report(suites, base, this):
+    """The second table: one column per run of each tree's suite, and each tree's median."""
+    names = list(suites[this][0])
+    rounds = len(suites[this])
+    lines = ["", "The project's suite on the same two trees (`python -m benchmarks --only "
+             + " --only ".join(SUITE_CASES) + "` run by each tree, in the same rounds; each "
+             "library timed over blocks of calls, taking turns block by block): "
+             "learntorch's time ÷ PyTorch's.", "",
+             "| case | " + " | ".join(f"before, run {k + 1}" for k in range(rounds)) + " | "
+             "before, median | " + " | ".join(f"after, run {k + 1}" for k in range(rounds))
+             + " | after, median |", "|---|" + "---|" * (2 * rounds + 2)]
+    for name in names:
+        cells = []
+        for tree in (base, this):
+            values = [run.get(name) for run in suites[tree]]
+            cells += ["—" if v is None else f"{v:.2f}×" for v in values]
+            known = [v for v in values if v is not None]
+            cells.append(f"**{float(np.median(known)):.2f}×**" if known else "—")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _summary(ratios):
     return (float(np.median(ratios)), float(np.percentile(ratios, 25)),
             float(np.percentile(ratios, 75)))
@@ -174,6 +216,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--markdown", metavar="PATH", help="write the table, e.g. "
                         "benchmarks/tiers_before_after.md (BENCHMARKS.md's section is updated too)")
+    parser.add_argument("--suite", action="store_true", help="also run each tree's own suite "
+                        "on the four named cases, in the same rounds (a second table)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -181,13 +225,17 @@ def main(argv=None):
     if not args.base:
         parser.error("--base: a checkout of the tree to compare with")
     base, this = Path(args.base).resolve(), HERE.parent.parent
-    runs = {base: [], this: []}
+    runs, suites = {base: [], this: []}, {base: [], this: []}
     for _ in range(args.rounds):
         for tree in (base, this):
             runs[tree].append(_run_in(tree))
+            if args.suite:
+                suites[tree].append(_suite_in(tree))
     command = "python -m benchmarks.before_after --base <checkout of " + \
-        f"{runs[base][0]['commit']}> --rounds {args.rounds}"
+        f"{runs[base][0]['commit']}> --rounds {args.rounds}" + (" --suite" if args.suite else "")
     text = report(runs, base, this, args.rounds, command)
+    if args.suite:
+        text += suite_report(suites, base, this)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")

@@ -2,7 +2,7 @@
 and quartiles, before's runs then after's), and BENCHMARKS.md includes the committed one."""
 from pathlib import Path
 
-from benchmarks.before_after import report
+from benchmarks.before_after import SUITE_CASES, report, suite_report
 from benchmarks.report import TIERS_FIGURES, _tiers_section
 
 
@@ -42,6 +42,20 @@ def test_the_table_names_each_trees_threading_layer_and_points_to_the_cost_when_
     assert "loader.py" in differ
     same = report({before: [run("tbb")], after: [run("tbb")]}, before, after, 1, "cmd")
     assert "before tbb; after tbb." in same and "loader.py" not in same
+
+
+def test_the_suite_table_has_each_runs_ratio_and_each_trees_median():
+    before, after = Path("before"), Path("after")
+    suites = {before: [{"MLP step": 1.0, "softmax": 1.2}, {"MLP step": 0.9, "softmax": 1.1},
+                       {"MLP step": 1.1, "softmax": 1.0}],
+              after: [{"MLP step": 0.8, "softmax": 0.9}, {"MLP step": 1.2, "softmax": 0.85},
+                      {"MLP step": 1.0}]}  # a case that did not run in one process: "—"
+    text = suite_report(suites, before, after)
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert rows["| MLP step"] == ("| MLP step | 1.00× | 0.90× | 1.10× | **1.00×** | 0.80× | "
+                                  "1.20× | 1.00× | **1.00×** |")
+    assert rows["| softmax"].endswith("| 0.90× | 0.85× | — | **0.88×** |")
+    assert all(case in text for case in SUITE_CASES)
 
 
 PAGE = ("# learntorch benchmarks\n\n## widgets\n\nrows\n\n## Two tiers: before and after\n\n"
