@@ -147,6 +147,9 @@ LEARNTORCH_ONLY = {
                                   "reasons (torch's are in torch._dynamo.exc)",
     "learntorch.compiler.explain": "the file behind `learntorch._dynamo.explain` (graph breaks "
                                    "and their reasons)",
+    "learntorch.compiler.freezing": "the file behind options={\"freezing\": True}: a layer's "
+                                    "weight kept transposed for BLAS (torch's is "
+                                    "torch._inductor.freezing)",
     "learntorch.compiler.fusion": "the file choosing which ops of a graph become one kernel "
                                   "(torch's scheduler is in torch._inductor.scheduler)",
     "learntorch.compiler.guards": "the file building and checking guards (torch's are in "
