@@ -209,7 +209,11 @@ The traffic falls by the passes the kernel no longer makes: the GELU's and the s
 writes (the bias add's pass became the kernel's). How much time that saves depends on how much of the
 layer the matmul takes, which fusion cannot touch. In real models matmuls take a large part, which is
 why compilers also generate matmul code of their own (Inductor's *templates*) and tune it — the last
-section says more.
+section says more. One thing a compiler can do for the matmul that eager code cannot is **freezing**,
+for inference: `torch.compile(model, options={"freezing": True})` under `no_grad` stores each layer's
+weight once more, already laid out as BLAS reads it, instead of handing BLAS the transposed view on
+every call (learntorch has it too: `learntorch/compiler/freezing.py` says what it gains and when it
+copies the weight again).
 
 **Backward.** A compiled function still trains: gradients flow through a kernel as through any op.
 learntorch's kernel records one node in the autograd graph, whose backward *recomputes* the kernel's
