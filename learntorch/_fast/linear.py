@@ -42,14 +42,21 @@ def linear_forward(ctx, x, weight, bias):
             # both engine backends' ``linear`` is ``LinearFamily.linear`` for numpy's own floats
             # (the Numba backend's override changes bfloat16 only); it calls ``matmul``
             and engines_own(backend, "linear") and engines_own(backend, "matmul")):
-        rows = a if a.ndim == 2 else reference._matrix(a)  # (the leading dims merged)
-        out = np.matmul(rows, w.T)
-        if a.ndim != 2:
-            out = out.reshape(a.shape[:-1] + (w.shape[0],))
-        if b is not None:
-            np.add(out, b, out=out)
-        return Tensor._wrap(out)
+        return Tensor._wrap(linear_arrays(a, w.T, b))
     return Tensor._wrap(as_array(backends.current.linear(a, w, b)))
+
+
+def linear_arrays(a, w_t, b):
+    """``a @ w_t + b`` as ``LinearFamily.linear`` computes it, for numpy float arrays: the
+    leading dims of ``a`` merged, one ``np.matmul`` with ``w_t`` (the weight transposed: a
+    view here, a stored copy in ``compiler/freezing.py``), the bias added in place."""
+    rows = a if a.ndim == 2 else reference._matrix(a)  # (the leading dims merged)
+    out = np.matmul(rows, w_t)
+    if a.ndim != 2:
+        out = out.reshape(a.shape[:-1] + (w_t.shape[1],))
+    if b is not None:
+        np.add(out, b, out=out)
+    return out
 
 
 FAST_FORWARD[reference.Linear] = linear_forward

@@ -29,7 +29,8 @@ the engine's ``Linear`` and its values are eager's bit for bit.
 import numpy as np
 
 from .._tensor import Tensor
-from ..nn._functional.linear import Linear, _matrix
+from .._fast.linear import linear_arrays
+from ..nn._functional.linear import Linear
 
 #: the dtypes BLAS computes (numpy hands float16 and bfloat16 to its own loops)
 FROZEN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -71,12 +72,7 @@ class FrozenLinear:
         a = x._data
         if a.__class__ is not np.ndarray or a.dtype != self.packed.dtype:
             return Linear.apply(x, weight, bias)  # not what the copy was made for: the engine's
-        out = np.matmul(a if a.ndim == 2 else _matrix(a), self.packed)
-        if a.ndim != 2:
-            out = out.reshape(a.shape[:-1] + (self.packed.shape[1],))
-        if bias is not None:
-            np.add(out, bias._data, out=out)  # as the engine's linear adds it: in place, after
-        return Tensor._wrap(out)
+        return Tensor._wrap(linear_arrays(a, self.packed, None if bias is None else bias._data))
 
     def __repr__(self):
         rows, cols = self.weight.shape
