@@ -214,6 +214,9 @@ def test_the_digits_cnn_trains_exactly_like_torch_for_a_few_steps():
                     p -= 0.1 * p.grad
             losses.append(loss.item())
         assert losses[0] == pytest.approx(losses[1], rel=1e-5), f"step {step}"
+    # atol: a weight near 0 keeps the absolute rounding of its gradient, a float32 sum of
+    # 32 x 28 x 28 terms that torch adds in another order (once seen: 1.3e-5 after 3 steps,
+    # on a weight of 0.0098); a wrong gradient moves weights by orders of magnitude more
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-5,
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=5e-5,
                                    err_msg=name)
